@@ -1,0 +1,21 @@
+import Koa from 'koa';
+import type { Client } from '@temporalio/client';
+import type { Logger } from '../core/logger';
+import type { Store } from '../core/store';
+import { healthRouter } from './health';
+import { requestContext } from './middleware/request-context';
+import { transactionalRouter } from './transactional/router';
+
+export interface ApiDeps { store: Store; temporal: Client; taskQueue: string; namespace: string; logger: Logger }
+
+/** The HTTP application: every interface's router behind the shared middleware. */
+export function createApp(deps: ApiDeps): Koa {
+  const app = new Koa();
+  app.silent = true; // errors are rendered and logged by each interface's middleware
+  const health = healthRouter(deps);
+  const transactional = transactionalRouter(deps);
+  app.use(requestContext(deps.logger));
+  app.use(health.routes());
+  app.use(transactional.routes()).use(transactional.allowedMethods());
+  return app;
+}

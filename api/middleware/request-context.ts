@@ -1,0 +1,24 @@
+import type { Context, Next } from 'koa';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../core/logger';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
+
+/** Gives every request an id (the caller's X-Request-Id when well formed) and logs it once done. */
+export function requestContext(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const given = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ requestId });
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Only method, path and status: query strings and headers may carry secrets.
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  };
+}

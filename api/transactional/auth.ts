@@ -1,0 +1,24 @@
+import type { Context, Next } from 'koa';
+import { findKey } from '../../core/keys';
+import type { Store } from '../../core/store';
+import { httpErrors } from '../errors';
+
+/**
+ * Authenticates a transactional key. Accepts `Bearer <key>`, `bearer <key>` (Java SDK) and
+ * the bare key (the original docs' curl examples). Sets ctx.state.account.
+ */
+export function transactionalAuth(store: Store) {
+  return async (ctx: Context, next: Next) => {
+    const key = keyFromHeader(ctx.get('authorization'));
+    if (!key) throw httpErrors.unauthorized('Missing API key: send "Authorization: Bearer <transactional key>"');
+    const record = await findKey(store, key, 'transactional');
+    if (!record) throw httpErrors.unauthorized('Invalid API key');
+    ctx.state.account = record.account;
+    await next();
+  };
+}
+
+export function keyFromHeader(header: string): string | undefined {
+  const value = header.trim().replace(/^bearer\s+/i, '').trim();
+  return value || undefined;
+}

@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { projectRoot } from '../infra/paths';
+
+/** Herald's configuration, read from the environment once and validated. */
+export interface Config {
+  /** Set when Temporal is external; unset means npm start runs the embedded dev server. */
+  temporalAddress?: string;
+  temporalNamespace: string;
+  /** Task queue of Herald's workflows; separate deployments sharing a namespace use different ones. */
+  taskQueue: string;
+  /** Set when MongoDB is external; unset means the embedded store of the data folder. */
+  mongodbUri?: string;
+  /** Database name used when the URI names none. */
+  mongodbDatabase: string;
+  /** Set for a real relay; unset means the local mail sink. */
+  smtpRelayUrl?: string;
+  apiPort: number;
+  smtpPort: number;
+  bindHost: string;
+  publicUrl: string;
+  dataDir: string;
+  logLevel: string;
+  /** Host name used in Message-IDs and the `mta` event field. */
+  mtaHost: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates the configuration; throws ConfigError listing every problem at once. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const text = (name: string) => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const port = (name: string, fallback: number) => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0 || value > 65535) {
+      problems.push(`${name} must be a port number (0-65535), got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, protocols: string[]) => {
+    const raw = text(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+
+  const apiPort = port('HERALD_API_PORT', 8080);
+  const temporalAddress = text('TEMPORAL_ADDRESS');
+  if (temporalAddress && !/^[^\s:/]+:\d+$/.test(temporalAddress)) {
+    problems.push('TEMPORAL_ADDRESS must be host:port, e.g. temporal:7233');
+  }
+  const logLevel = text('HERALD_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`HERALD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const bindHost = text('HERALD_BIND_HOST') ?? '127.0.0.1';
+  const publicUrl = url('HERALD_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${apiPort}`;
+
+  const config: Config = {
+    temporalAddress,
+    temporalNamespace: text('TEMPORAL_NAMESPACE') ?? 'default',
+    taskQueue: text('HERALD_TASK_QUEUE') ?? 'herald',
+    mongodbUri: url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
+    mongodbDatabase: text('HERALD_MONGODB_DATABASE') ?? 'herald',
+    smtpRelayUrl: url('SMTP_RELAY_URL', ['smtp:', 'smtps:']),
+    apiPort,
+    smtpPort: port('HERALD_SMTP_PORT', 2525),
+    bindHost,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    dataDir: path.resolve(text('HERALD_DATA_DIR') ?? path.join(projectRoot, '.herald-data')),
+    logLevel,
+    mtaHost: text('HERALD_MTA_HOST') ?? safeHostname(publicUrl),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function safeHostname(url: string): string {
+  try {
+    return new URL(url).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}
+
+/** The configuration with secrets masked, for logs and the start banner. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    mongodbUri: config.mongodbUri && redactUrl(config.mongodbUri),
+    smtpRelayUrl: config.smtpRelayUrl && redactUrl(config.smtpRelayUrl),
+  };
+}
+
+/** Hides the password of a URL (user:pass@host → user:***@host). */
+export function redactUrl(raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

@@ -1,0 +1,46 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyDoc, KeyKind, Store } from './store';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 32 random alphanumerics (about 190 bits), like the original service's keys. */
+export function randomToken(length = 32): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  // Rejection sampling keeps every character equally likely.
+  for (const byte of bytes) {
+    if (byte < 248) out += ALPHANUMERIC[byte % 62];
+    if (out.length === length) return out;
+  }
+  return out + randomToken(length - out.length);
+}
+
+/** Keys are high-entropy random strings, so a plain SHA-256 is a safe, indexable hash. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Clients derive the account from the text before the first '-', so keys keep that shape. */
+export function formatKey(account: string, kind: KeyKind): string {
+  return kind === 'transactional' ? `${account}-tr-${randomToken()}` : `${account}-${randomToken()}`;
+}
+
+/** Creates a key, stores its hash, and returns the key itself (shown once, never stored). */
+export async function issueKey(store: Store, account: string, kind: KeyKind): Promise<string> {
+  const key = formatKey(account, kind);
+  await store.keys.insertOne({
+    _id: hashKey(key),
+    account,
+    kind,
+    hint: `${key.slice(0, key.lastIndexOf('-') + 5)}…`,
+    createdAt: new Date(),
+  });
+  return key;
+}
+
+/** The key's record when the key exists and is of the wanted kind. */
+export async function findKey(store: Store, key: string, kind: KeyKind): Promise<KeyDoc | null> {
+  if (key.length < 8 || key.length > 200) return null;
+  const doc = await store.keys.findOne({ _id: hashKey(key) });
+  return doc && doc.kind === kind ? doc : null;
+}

@@ -1,0 +1,103 @@
+import { Collection, Db, MongoClient, ObjectId } from 'mongodb';
+
+// Document shapes. Every document carries `account`; every query is scoped by it.
+
+export interface AccountDoc { _id: string; createdAt: Date }
+
+export type KeyKind = 'api' | 'transactional';
+/** An API key, stored only as the SHA-256 of the key (keys are long random strings). */
+export interface KeyDoc { _id: string; account: string; kind: KeyKind; hint: string; createdAt: Date }
+
+/** An accepted transactional request: the claim check the workflow receives the id of. */
+export interface SendRequestDoc {
+  _id: string;
+  account: string;
+  source: 'http' | 'smtp';
+  body: unknown;
+  acceptedAt: Date;
+}
+
+/** The send ledger: one row per mail_id, written as soon as the relay accepted the message. */
+export interface MessageDoc {
+  _id: string;
+  account: string;
+  requestId: string;
+  email: string;
+  messageId: string;
+  status: 'sent' | 'failed';
+  relayResponse: string;
+  sentAt: Date;
+}
+
+/** A tracking event with exactly the spec's fields, plus `_id` (the cursor order). */
+export interface EventDoc {
+  _id: ObjectId;
+  account: string;
+  track_id: string;
+  track_type: string;
+  timestamp: string;
+  sent_timestamp: string;
+  hour_of_day: number;
+  day_of_week: number;
+  batch_id: string;
+  mail_id: string;
+  mail_type: 'transactional';
+  email: string;
+  domain: string;
+  tags: string[];
+  custom_args: Record<string, string>;
+  mta: string;
+  [extra: string]: unknown;
+}
+
+export interface Store {
+  client: MongoClient;
+  db: Db;
+  accounts: Collection<AccountDoc>;
+  keys: Collection<KeyDoc>;
+  sendRequests: Collection<SendRequestDoc>;
+  messages: Collection<MessageDoc>;
+  events: Collection<EventDoc>;
+  close(): Promise<void>;
+}
+
+/** Connects, and creates the indexes a real MongoDB needs (idempotent). */
+export async function connectStore(uri: string, fallbackDatabase: string): Promise<Store> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000 });
+  await client.connect();
+  const db = client.db(databaseInUri(uri) ?? fallbackDatabase);
+  const store: Store = {
+    client,
+    db,
+    accounts: db.collection('accounts'),
+    keys: db.collection('keys'),
+    sendRequests: db.collection('sendRequests'),
+    messages: db.collection('messages'),
+    events: db.collection('events'),
+    close: () => client.close(),
+  };
+  await ensureIndexes(store);
+  return store;
+}
+
+async function ensureIndexes(store: Store): Promise<void> {
+  await Promise.all([
+    store.keys.createIndex({ account: 1, kind: 1 }),
+    store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
+    store.messages.createIndex({ account: 1, requestId: 1 }),
+    store.events.createIndex({ track_id: 1 }, { unique: true }),
+    store.events.createIndex({ account: 1, _id: 1 }),
+    store.events.createIndex({ account: 1, mail_id: 1 }),
+  ]);
+}
+
+/** The database named in the URI's path, if any (works for multi-host URIs too). */
+export function databaseInUri(uri: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri);
+  return match ? decodeURIComponent(match[1]) : undefined;
+}
+
+/** True for MongoDB's duplicate-key error (a unique index decided). */
+export function isDuplicateKey(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}

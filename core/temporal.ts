@@ -1,0 +1,39 @@
+import {
+  Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
+} from '@temporalio/client';
+import { searchAttributeKeys, workflowIds } from '../workflows/names';
+import type { TransactionalBatchInput } from '../workflows/transactional-batch';
+
+/** A Temporal client for the API, the SMTP listener, the CLI and benchmarks. */
+export async function connectTemporal(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
+  return new Client({ connection, namespace });
+}
+
+/**
+ * Starts the workflow that sends one accepted request. The id is derived from the request,
+ * and an existing execution with that id counts as success: a retried start is harmless.
+ */
+export async function startTransactionalBatch(
+  client: Client, taskQueue: string, input: TransactionalBatchInput,
+): Promise<string> {
+  const workflowId = workflowIds.transactional(input.account, input.requestId);
+  try {
+    await client.workflow.start('TransactionalBatch', {
+      taskQueue,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: searchAttributeKeys.account, value: input.account },
+        { key: searchAttributeKeys.batch, value: input.requestId },
+      ],
+      staticSummary: `Transactional send ${input.requestId} for ${input.account}`,
+    });
+  } catch (error) {
+    // Already ran to completion under this id: the request was accepted before.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return workflowId;
+}

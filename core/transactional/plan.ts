@@ -1,0 +1,85 @@
+import type { SendMailOptions } from 'nodemailer';
+import type { EventSubject } from '../events';
+import { derivedId } from '../ids';
+import type { SendRequestDoc } from '../store';
+import { batchId, type Address, type SendRequestBody, type SmtpSubmission } from './request';
+
+/** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
+export interface PlannedMessage {
+  mailId: string;
+  requestId: string;
+  email: string;
+  subject: EventSubject;
+  mail: SendMailOptions;
+}
+
+export function messageIdOf(mailId: string, mtaHost: string): string {
+  return `<${mailId}@${mtaHost}>`;
+}
+
+/** Every message of an accepted request, with ids derived from the request (stable across retries). */
+export function planMessages(request: SendRequestDoc, mtaHost: string): PlannedMessage[] {
+  return request.source === 'smtp'
+    ? planSmtp(request, request.body as SmtpSubmission, mtaHost)
+    : planHttp(request, request.body as SendRequestBody, mtaHost);
+}
+
+function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
+  return {
+    account: request.account,
+    batch_id: batchId(request.account, request._id, undefined),
+    mail_id: mailId,
+    email,
+    sent_timestamp: new Date(),
+    tags: [],
+    custom_args: {},
+    mta: mtaHost,
+    ...extra,
+  };
+}
+
+function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: string): PlannedMessage[] {
+  return body.recipients.map((recipient, index) => {
+    const mailId = derivedId('mail', request._id, String(index));
+    return {
+      mailId,
+      requestId: request._id,
+      email: recipient.to.email,
+      subject: subjectOf(request, mailId, recipient.to.email, mtaHost, {
+        batch_id: batchId(request.account, request._id, body.batch_code),
+        tags: [...(body.tags ?? []), ...(recipient.tags ?? [])],
+        custom_args: recipient.custom_args ?? {},
+      }),
+      mail: {
+        messageId: messageIdOf(mailId, mtaHost),
+        from: formatAddress(body.from),
+        replyTo: body.reply_to && formatAddress(body.reply_to),
+        to: formatAddress(recipient.to),
+        cc: recipient.cc?.map(formatAddress),
+        bcc: recipient.bcc?.map(formatAddress),
+        subject: body.subject,
+        html: body.content.html,
+        text: body.content.text,
+        headers: body.headers,
+      },
+    };
+  });
+}
+
+function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, mtaHost: string): PlannedMessage[] {
+  const raw = Buffer.from(submission.raw, 'latin1');
+  return submission.rcptTo.map((email, index) => {
+    const mailId = derivedId('mail', request._id, String(index));
+    return {
+      mailId,
+      requestId: request._id,
+      email,
+      subject: subjectOf(request, mailId, email, mtaHost),
+      mail: { envelope: { from: submission.mailFrom, to: [email] }, raw },
+    };
+  });
+}
+
+function formatAddress(address: Address) {
+  return address.name ? { name: address.name, address: address.email } : address.email;
+}

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../core/config';
+
+/**
+ * Where `npm start` wrote the addresses of the embedded services it runs for a data folder,
+ * so the CLI and separately started processes find them. Ports are chosen at start.
+ */
+export interface StackRecord {
+  pid: number;
+  mongodbUri?: string;
+  temporalAddress?: string;
+  temporalUiUrl?: string;
+  smtpRelayUrl?: string;
+  mailUiUrl?: string;
+  ports?: Record<string, number>;
+}
+
+const fileOf = (dataDir: string) => path.join(dataDir, 'stack.json');
+
+export function writeStackRecord(dataDir: string, record: StackRecord): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(fileOf(dataDir), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** The record of a running `npm start` for this data folder, or undefined. */
+export function readStackRecord(dataDir: string): StackRecord | undefined {
+  try {
+    const record = JSON.parse(fs.readFileSync(fileOf(dataDir), 'utf8')) as StackRecord;
+    return isAlive(record.pid) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function removeStackRecord(dataDir: string): void {
+  fs.rmSync(fileOf(dataDir), { force: true });
+}
+
+/** The ports recorded by the last start, to reuse them when still free (stable URLs). */
+export function previousPorts(dataDir: string): Record<string, number> {
+  try {
+    return (JSON.parse(fs.readFileSync(fileOf(dataDir), 'utf8')) as StackRecord).ports ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface ServiceAddresses { mongodbUri: string; temporalAddress: string; smtpRelayUrl?: string }
+
+/** Addresses from the environment, else from a running `npm start` of the same data folder. */
+export function resolveServiceAddresses(config: Config): ServiceAddresses {
+  const record = readStackRecord(config.dataDir);
+  const mongodbUri = config.mongodbUri ?? record?.mongodbUri;
+  const temporalAddress = config.temporalAddress ?? record?.temporalAddress;
+  const missing = [!mongodbUri && 'MONGODB_URI', !temporalAddress && 'TEMPORAL_ADDRESS'].filter(Boolean);
+  if (missing.length > 0) {
+    throw new Error(
+      `${missing.join(' and ')} not set, and no \`npm start\` is running for the data folder ${config.dataDir}. ` +
+        'Set them, or start the embedded stack with `npm start`.',
+    );
+  }
+  return { mongodbUri: mongodbUri!, temporalAddress: temporalAddress!, smtpRelayUrl: config.smtpRelayUrl ?? record?.smtpRelayUrl };
+}

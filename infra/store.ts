@@ -1,0 +1,208 @@
+// The embedded MongoDB-wire-protocol store (DESIGN.md, "Infrastructure, embedded by default"):
+// mongo-java-server with its H2 MVStore backend, run by our launcher infra/store/HeraldStore.java.
+// Jars come from Maven Central via infra/store/pom.xml; everything lands in <toolsDir>/store.
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startChild, tailOf } from './child';
+import { projectRoot, toolsDir } from './paths';
+import { freePort, isListening, waitForPort } from './ports';
+
+const run = promisify(execFile);
+
+const HOST = '127.0.0.1';
+const sourceDir = path.join(projectRoot, 'infra', 'store');
+const pomFile = path.join(sourceDir, 'pom.xml');
+const launcherSource = path.join(sourceDir, 'HeraldStore.java');
+const storeDir = path.join(toolsDir, 'store');
+const libDir = path.join(storeDir, 'lib');
+const classesDir = path.join(storeDir, 'classes');
+const stampFile = path.join(storeDir, 'installed.sha256');
+const lockDir = path.join(storeDir, '.install.lock');
+
+/** A JDK tool: from JAVA_HOME when set (as Maven does), else from PATH; null when absent. */
+function findTool(name: string): string | null {
+  const dirs = [
+    ...(process.env.JAVA_HOME && name !== 'mvn' ? [path.join(process.env.JAVA_HOME, 'bin')] : []),
+    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean),
+  ];
+  const names = process.platform === 'win32' ? [`${name}.exe`, `${name}.cmd`] : [name];
+  for (const dir of dirs) {
+    for (const n of names) {
+      const candidate = path.join(dir, n);
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        if (fs.statSync(candidate).isFile()) return candidate;
+      } catch { /* not here */ }
+    }
+  }
+  return null;
+}
+
+function requireTools<T extends string>(...names: T[]): Record<T, string> {
+  const found = {} as Record<T, string>;
+  const missing: string[] = [];
+  for (const name of names) {
+    const where = findTool(name);
+    if (where) found[name] = where; else missing.push(name);
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `The embedded MongoDB store needs ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not on PATH ` +
+      `(or in JAVA_HOME/bin). Install a JDK 17 and Maven (e.g. "apt-get install openjdk-17-jdk-headless maven"), ` +
+      'or set MONGODB_URI to use a real MongoDB instead.',
+    );
+  }
+  return found;
+}
+
+/** What the installed files were built from: the pom and the launcher source. */
+function sourceHash(): string {
+  const hash = crypto.createHash('sha256');
+  for (const file of [pomFile, launcherSource]) hash.update(fs.readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+function isInstalled(hash: string): boolean {
+  try {
+    return fs.readFileSync(stampFile, 'utf8').trim() === hash
+      && fs.existsSync(path.join(classesDir, 'HeraldStore.class'))
+      && fs.readdirSync(libDir).some((f) => f.endsWith('.jar'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Cross-process lock (jest workers, `npm start` beside a test run): mkdir is atomic.
+ * A lock older than 10 minutes is taken to be left over from a killed install.
+ */
+async function withInstallLock<T>(work: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(storeDir, { recursive: true });
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (fs.statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 10 * 60_000) fs.rmSync(lockDir, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`Timed out waiting for another store install (${lockDir})`);
+      else await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    fs.rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+async function runTool(what: string, command: string, args: string[]): Promise<void> {
+  try {
+    await run(command, args, { cwd: projectRoot, maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    const output = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim().split('\n').slice(-30).join('\n');
+    throw new Error(`${what} failed: ${e.message.split('\n')[0]}\n${output}`);
+  }
+}
+
+let installing: Promise<void> | null = null;
+
+/**
+ * Fetches the store's jars with Maven and compiles the launcher into <toolsDir>/store,
+ * unless the stamp says that was already done for the current pom.xml and launcher source.
+ */
+export async function installStore(): Promise<void> {
+  const hash = sourceHash();
+  if (isInstalled(hash)) return;
+  // One install per process at a time; other processes wait on the lock below.
+  installing ??= withInstallLock(async () => {
+    if (isInstalled(hash)) return; // another process finished it while we waited
+    const tools = requireTools('java', 'javac', 'mvn');
+    const buildDir = path.join(storeDir, 'build');
+    // Start clean: copy-dependencies never deletes, and stale jars (say, a second h2) on the
+    // classpath would be picked up by the lib/* wildcard.
+    fs.rmSync(stampFile, { force: true });
+    for (const dir of [libDir, classesDir]) fs.rmSync(dir, { recursive: true, force: true });
+    try {
+      await runTool('Fetching the store jars with Maven', tools.mvn, [
+        '-q', '-B', '-f', pomFile, 'dependency:copy-dependencies',
+        `-DoutputDirectory=${libDir}`,
+        `-DbuildDirectory=${buildDir}`, // keeps Maven's target/ out of the source tree
+      ]);
+    } finally {
+      fs.rmSync(buildDir, { recursive: true, force: true });
+    }
+    await runTool('Compiling the store launcher', tools.javac, [
+      '--release', '17', '-encoding', 'UTF-8', '-nowarn',
+      '-cp', path.join(libDir, '*'), '-d', classesDir, launcherSource,
+    ]);
+    fs.writeFileSync(stampFile, `${hash}\n`);
+  }).finally(() => { installing = null; });
+  return installing;
+}
+
+export interface EmbeddedStore {
+  /** `mongodb://127.0.0.1:<port>/`; the database name is chosen by the caller. */
+  uri: string;
+  port: number;
+  /** SIGTERM (the store closes its file cleanly), SIGKILL only after a 20 s grace. */
+  stop(): Promise<void>;
+}
+
+/** Starts the embedded store on an H2 file, or with `file: null` on the memory backend. */
+export async function startEmbeddedStore(opts: { file: string | null; port?: number; logFile: string }): Promise<EmbeddedStore> {
+  await installStore();
+  const { java } = requireTools('java');
+  const port = opts.port ?? await freePort(HOST);
+  if (opts.port !== undefined && await isListening(HOST, port)) {
+    throw new Error(`Cannot start the embedded store: ${HOST}:${port} is already in use`);
+  }
+  const file = opts.file === null ? null : path.resolve(opts.file);
+  if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
+
+  const child = startChild({
+    name: 'store',
+    command: java,
+    args: [
+      '-Xmx1g',
+      '-cp', `${classesDir}${path.delimiter}${path.join(libDir, '*')}`,
+      'HeraldStore', '--host', HOST, '--port', String(port),
+      ...(file ? ['--file', file] : ['--memory']),
+    ],
+    logFile: opts.logFile,
+  });
+
+  // Fail fast when the JVM exits (file locked by another store, port taken) instead of
+  // waiting out the whole timeout.
+  let onExit: (() => void) | undefined;
+  const exited = new Promise<never>((_, reject) => {
+    onExit = () => reject(new Error(`the store process exited (code ${child.process.exitCode}, signal ${child.process.signalCode})`));
+    child.process.once('exit', onExit);
+    child.process.once('error', (err) => reject(err));
+  });
+  exited.catch(() => { /* handled by the race below */ });
+  try {
+    // Opening a big H2 file takes a few seconds; 60 s leaves room for slow disks.
+    await Promise.race([waitForPort(HOST, port, 60_000, 'The embedded store'), exited]);
+  } catch (err) {
+    await child.stop(5_000);
+    throw new Error(
+      `Could not start the embedded MongoDB store (${file ?? 'memory'}): ${(err as Error).message}\n` +
+      `Last lines of ${opts.logFile}:\n${tailOf(opts.logFile)}`,
+    );
+  } finally {
+    if (onExit) child.process.off('exit', onExit);
+  }
+
+  return {
+    uri: `mongodb://${HOST}:${port}/`,
+    port,
+    stop: () => child.stop(20_000),
+  };
+}

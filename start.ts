@@ -1,0 +1,151 @@
+// `npm start`: the whole service on one machine. Starts the embedded Temporal, store and
+// mail sink for whatever the environment does not configure, then the API, the SMTP
+// listener and the worker in this process. Ctrl-C stops everything cleanly.
+import fs from 'node:fs';
+import http from 'node:http';
+import { createApp } from './api/app';
+import { createAccount } from './core/accounts';
+import { describeConfig, loadConfig, type Config } from './core/config';
+import { createLogger, type Logger } from './core/logger';
+import { connectServices, listen, onShutdownSignal } from './core/services';
+import { embeddedPaths } from './infra/embedded-paths';
+import { startMailSink } from './infra/mail-sink';
+import { isListening } from './infra/ports';
+import { previousPorts, readStackRecord, removeStackRecord, writeStackRecord, type StackRecord } from './infra/stack-record';
+import { startEmbeddedStore } from './infra/store';
+import { startEmbeddedTemporal } from './infra/temporal';
+import { createSmtpServer } from './smtp/server';
+import { createHeraldWorker, quietTemporalRuntime } from './worker';
+
+type Stop = () => Promise<void>;
+
+/** A port used last time for this data folder, if it is still free (keeps URLs stable). */
+async function reuse(port: number | undefined): Promise<number | undefined> {
+  return port && !(await isListening('127.0.0.1', port)) ? port : undefined;
+}
+
+/** Starts what the environment does not configure; returns the addresses and how to stop them. */
+async function startEmbeddedStack(config: Config, logger: Logger) {
+  const paths = embeddedPaths(config.dataDir);
+  const before = previousPorts(config.dataDir);
+  const stops: Stop[] = [];
+  const record: StackRecord = { pid: process.pid, ports: {} };
+  const ports = record.ports!;
+  try {
+    if (config.mongodbUri) record.mongodbUri = config.mongodbUri;
+    else {
+      logger.info('starting the embedded store (mongo-java-server)');
+      const store = await startEmbeddedStore({ file: paths.storeFile, port: await reuse(before.store), logFile: paths.log('store') });
+      stops.push(store.stop);
+      record.mongodbUri = store.uri;
+      ports.store = store.port;
+    }
+    if (config.temporalAddress) record.temporalAddress = config.temporalAddress;
+    else {
+      logger.info('starting the embedded Temporal dev server');
+      const temporal = await startEmbeddedTemporal({
+        dbFile: paths.temporalDb, port: await reuse(before.temporal), uiPort: await reuse(before.temporalUi), logFile: paths.log('temporal'),
+      });
+      stops.push(temporal.stop);
+      record.temporalAddress = temporal.address;
+      record.temporalUiUrl = temporal.uiUrl;
+      ports.temporal = temporal.ports.grpc;
+      ports.temporalUi = temporal.ports.ui;
+    }
+    if (config.smtpRelayUrl) record.smtpRelayUrl = config.smtpRelayUrl;
+    else {
+      logger.info('starting the local mail sink (maildev)');
+      const sink = await startMailSink({
+        dir: paths.mailDir, smtpPort: await reuse(before.mailSmtp), webPort: await reuse(before.mailUi), logFile: paths.log('mail-sink'),
+      });
+      stops.push(sink.stop);
+      record.smtpRelayUrl = sink.smtpUrl;
+      record.mailUiUrl = sink.webUrl;
+      ports.mailSmtp = sink.smtpPort;
+      ports.mailUi = sink.webPort;
+    }
+  } catch (error) {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    throw error;
+  }
+  return { record, stop: async () => { for (const stop of stops.reverse()) await stop(); } };
+}
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'herald');
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const running = readStackRecord(config.dataDir);
+  if (running) throw new Error(`Herald is already running for ${config.dataDir} (pid ${running.pid}); use another HERALD_DATA_DIR.`);
+  logger.info({ config: describeConfig(config) }, 'starting Herald');
+
+  quietTemporalRuntime();
+  const stack = await startEmbeddedStack(config, logger);
+  writeStackRecord(config.dataDir, stack.record);
+  try {
+    await runHerald(config, logger, stack);
+  } catch (error) {
+    await stack.stop().catch(() => undefined);
+    removeStackRecord(config.dataDir);
+    throw error;
+  }
+}
+
+/** The API, the SMTP listener and the worker, on top of a started stack. */
+async function runHerald(config: Config, logger: Logger, stack: { record: StackRecord; stop: Stop }) {
+  const services = await connectServices(config, { mongodbUri: stack.record.mongodbUri!, temporalAddress: stack.record.temporalAddress! });
+
+  const { worker, close: closeWorker } = await createHeraldWorker({
+    store: services.store, temporalAddress: stack.record.temporalAddress!, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
+    relayUrl: stack.record.smtpRelayUrl!, mtaHost: config.mtaHost, logger,
+  });
+  const workerRun = worker.run();
+  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
+  await listen(api, config.apiPort, config.bindHost, 'API');
+  const smtp = createSmtpServer({ ...services, logger });
+  await listen(smtp.server, config.smtpPort, config.bindHost, 'SMTP');
+
+  const demo = (await services.store.accounts.countDocuments({}, { limit: 1 })) === 0
+    ? await createAccount(services.store, 'demo')
+    : undefined;
+  printBanner(config, stack.record, demo);
+
+  onShutdownSignal(async () => {
+    logger.info('stopping Herald');
+    await new Promise((resolve) => api.close(resolve));
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await workerRun.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
+    await closeWorker();
+    await services.close();
+    await stack.stop();
+    removeStackRecord(config.dataDir);
+    logger.info('Herald stopped');
+  });
+}
+
+function printBanner(config: Config, record: StackRecord, demo?: { account: string; apiKey: string; transactionalKey: string }) {
+  const host = config.bindHost === '0.0.0.0' ? 'localhost' : config.bindHost;
+  const lines = [
+    '',
+    'Herald is running',
+    `  API            http://${host}:${config.apiPort}   (transactional: POST /v1/mail/send)`,
+    `  SMTP           ${host}:${config.smtpPort}   (AUTH LOGIN, user "apikey", password: a transactional key)`,
+    `  Temporal UI    ${record.temporalUiUrl ?? `(external Temporal at ${record.temporalAddress})`}`,
+    `  Mail UI        ${record.mailUiUrl ?? '(mail goes to SMTP_RELAY_URL)'}`,
+    `  Data folder    ${config.dataDir}`,
+  ];
+  if (demo) {
+    lines.push('', 'Created the demo account (keys are shown only now; they are stored hashed):',
+      `  account            ${demo.account}`, `  API key            ${demo.apiKey}`, `  transactional key  ${demo.transactionalKey}`);
+  } else {
+    lines.push('', 'More accounts and keys: npx herald account create <name>');
+  }
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((error) => {
+  console.error(`Herald could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

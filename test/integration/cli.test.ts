@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { hashKey } from '../../core/keys';
+import { newId } from '../../core/ids';
+
+// Runs the installed bin (dist/ is built by `npm test` and by `npm ci`'s postinstall).
+const bin = path.resolve(__dirname, '../../bin/herald.js');
+
+function herald(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env, timeout: 60000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('herald account create', () => {
+  const database = `herald_cli_${newId().slice(0, 8)}`;
+  const env = { ...process.env, HERALD_MONGODB_DATABASE: database };
+  let client: MongoClient;
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(process.env.MONGODB_URI!);
+  });
+  afterAll(async () => {
+    await client.db(database).dropDatabase();
+    await client.close();
+  });
+
+  it('prints exactly one JSON object with the account and its two keys, stored only as hashes', async () => {
+    const result = await herald(['account', 'create', 'acme42'], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]);
+    expect(Object.keys(created)).toEqual(['account', 'apiKey', 'transactionalKey']);
+    expect(created.account).toBe('acme42');
+    expect(created.apiKey).toMatch(/^acme42-[A-Za-z0-9]{32}$/);
+    expect(created.transactionalKey).toMatch(/^acme42-tr-[A-Za-z0-9]{32}$/);
+
+    const keys = await client.db(database).collection('keys').find({ account: 'acme42' }).toArray();
+    expect(keys.map((k) => k._id).sort()).toEqual([hashKey(created.apiKey), hashKey(created.transactionalKey)].sort());
+    expect(JSON.stringify(keys)).not.toContain(created.apiKey.slice(-20));
+    expect(JSON.stringify(keys)).not.toContain(created.transactionalKey.slice(-20));
+  });
+
+  it('refuses a duplicate name with a clear message and a non-zero exit', async () => {
+    await herald(['account', 'create', 'dupe1'], env);
+    const again = await herald(['account', 'create', 'dupe1'], env);
+    expect(again.code).not.toBe(0);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toContain('already exists');
+  });
+
+  it.each(['Acme', 'acme-shop', 'a_b', 'x'.repeat(41)])('refuses the invalid name %s', async (name) => {
+    const result = await herald(['account', 'create', name], env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('lowercase letters and digits');
+  });
+
+  it('explains its usage for an unknown command', async () => {
+    const result = await herald(['frobnicate'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage');
+  });
+
+  it('without MONGODB_URI, opens the data folder\'s own embedded store (and it persists)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-cli-'));
+    const local = { ...process.env, HERALD_DATA_DIR: dataDir, MONGODB_URI: '' };
+    try {
+      const first = await herald(['account', 'create', 'local1'], local);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout).account).toBe('local1');
+      const second = await herald(['account', 'create', 'local1'], local);
+      expect(second.stderr).toContain('already exists');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

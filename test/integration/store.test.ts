@@ -1,0 +1,79 @@
+// The embedded store itself: durability across a SIGTERM restart on the H2 file, and the
+// memory backend used by tests and benchmarks. Runs on its own, without the shared stack.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { EmbeddedStore, startEmbeddedStore } from '../../infra/store';
+
+jest.setTimeout(180_000); // the first run fetches the jars with Maven
+
+let tmp: string;
+const running: EmbeddedStore[] = [];
+const clients: MongoClient[] = [];
+
+beforeEach(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-store-')); });
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function start(file: string | null): Promise<{ store: EmbeddedStore; client: MongoClient }> {
+  const store = await startEmbeddedStore({ file, logFile: path.join(tmp, 'store.log') });
+  running.push(store);
+  const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: 10_000 });
+  clients.push(client);
+  await client.connect();
+  return { store, client };
+}
+
+async function stop(store: EmbeddedStore, client: MongoClient): Promise<void> {
+  await client.close();
+  clients.splice(clients.indexOf(client), 1);
+  await store.stop();
+  running.splice(running.indexOf(store), 1);
+}
+
+test('file store keeps documents and unique indexes across a SIGTERM restart', async () => {
+  const file = path.join(tmp, 'data', 'store.mv.db');
+  const first = await start(file);
+  const contacts = first.client.db('herald_test').collection('contacts');
+  await contacts.createIndex({ account: 1, email: 1 }, { unique: true, name: 'account_email' });
+  await contacts.insertMany([
+    { account: 'a1', email: 'ann@example.com', n: 1 },
+    { account: 'a1', email: 'bob@example.com', n: 2 },
+    { account: 'a2', email: 'ann@example.com', n: 3 },
+  ]);
+  await expect(contacts.insertOne({ account: 'a1', email: 'ann@example.com' }))
+    .rejects.toMatchObject({ code: 11000 });
+
+  await stop(first.store, first.client);
+  expect(fs.existsSync(file)).toBe(true);
+
+  const second = await start(file);
+  const again = second.client.db('herald_test').collection('contacts');
+  const docs = await again.find({}, { projection: { _id: 0 } }).sort({ n: 1 }).toArray();
+  expect(docs).toEqual([
+    { account: 'a1', email: 'ann@example.com', n: 1 },
+    { account: 'a1', email: 'bob@example.com', n: 2 },
+    { account: 'a2', email: 'ann@example.com', n: 3 },
+  ]);
+  const indexes = await again.indexes();
+  expect(indexes).toEqual(expect.arrayContaining([
+    expect.objectContaining({ name: 'account_email', key: { account: 1, email: 1 }, unique: true }),
+  ]));
+  // The restored index still enforces uniqueness.
+  const err = await again.insertOne({ account: 'a2', email: 'ann@example.com' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(MongoServerError);
+  expect((err as MongoServerError).code).toBe(11000);
+});
+
+test('memory store starts and accepts an insert', async () => {
+  const { client } = await start(null);
+  const col = client.db('herald_test').collection('things');
+  const { insertedId } = await col.insertOne({ hello: 'world' });
+  expect(await col.findOne({ _id: insertedId })).toMatchObject({ hello: 'world' });
+  expect(fs.readdirSync(tmp)).toEqual(['store.log']); // nothing on disk but the log
+});

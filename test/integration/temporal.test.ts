@@ -1,0 +1,41 @@
+// The embedded Temporal starts from the project's own tools, on loopback, with Herald's
+// search attributes and the web UI; the time-skipping test server is installed too.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { startEmbeddedTemporal } from '../../infra/temporal';
+import { temporalTestServerPath } from '../../infra/python-tools';
+import { searchAttributeKeys } from '../../workflows/names';
+
+let tmp: string;
+
+beforeAll(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-temporal-')); });
+afterAll(() => { fs.rmSync(tmp, { recursive: true, force: true }); });
+
+test('starts the dev server with a SQLite file, search attributes and the UI', async () => {
+  const temporal = await startEmbeddedTemporal({ dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') });
+  try {
+    expect(temporal.address).toBe(`127.0.0.1:${temporal.ports.grpc}`);
+    const connection = await Connection.connect({ address: temporal.address });
+    try {
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: temporal.namespace });
+      for (const key of Object.values(searchAttributeKeys)) {
+        expect(Object.keys(customAttributes ?? {})).toContain(key.name);
+      }
+    } finally {
+      await connection.close();
+    }
+    const ui = await fetch(temporal.uiUrl);
+    expect(ui.status).toBe(200);
+    expect(fs.existsSync(path.join(tmp, 'temporal.db'))).toBe(true);
+  } finally {
+    await temporal.stop();
+  }
+});
+
+test('the time-skipping test server is an executable file', async () => {
+  const server = await temporalTestServerPath();
+  expect(fs.statSync(server).isFile()).toBe(true);
+  expect(() => fs.accessSync(server, fs.constants.X_OK)).not.toThrow();
+});

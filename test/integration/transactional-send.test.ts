@@ -1,0 +1,219 @@
+import type { NewAccount } from '../../core/accounts';
+import { startTestHerald, type TestHerald } from '../support/herald';
+
+let herald: TestHerald;
+let account: NewAccount;
+
+beforeAll(async () => {
+  herald = await startTestHerald({ rejectRecipients: ['nobody@example.org'] });
+  account = await herald.newAccount();
+});
+afterAll(() => herald?.stop());
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+type Json = any;
+
+function send(body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${herald.baseUrl}/v1/mail/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${account.transactionalKey}`, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+const minimal = (to: string) => ({
+  from: { email: 'shop@example.com', name: 'The Shop' },
+  subject: 'Your order',
+  content: { html: '<html><body><p>Thanks!</p></body></html>', text: 'Thanks!' },
+  recipients: [{ to: { email: to, name: 'Ada' } }],
+});
+
+async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | null>, timeoutMs = 30000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('POST /v1/mail/send', () => {
+  it('accepts a minimal send with 202, delivers it through the relay and records sent', async () => {
+    const before = herald.sink.received.length;
+    const response = await send(minimal('ada@example.net'));
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ success: true, data: '' });
+
+    const [mail] = (await herald.sink.waitFor(before + 1)).slice(before);
+    expect(mail.rcptTo).toEqual(['ada@example.net']);
+    expect(mail.parsed.subject).toBe('Your order');
+    expect(mail.parsed.from?.value[0]).toEqual({ address: 'shop@example.com', name: 'The Shop' });
+    expect(mail.parsed.html).toContain('<p>Thanks!</p>');
+    expect(mail.parsed.text?.trim()).toBe('Thanks!');
+
+    const { store } = herald.services;
+    const request = await store.sendRequests.findOne({ account: account.account });
+    expect(request).not.toBeNull();
+    const ledger = await waitUntil('ledger row', () => store.messages.findOne({ account: account.account, requestId: request!._id }));
+    expect(ledger.status).toBe('sent');
+    expect(mail.parsed.messageId).toBe(ledger.messageId);
+
+    const event = await waitUntil('sent event', () => store.events.findOne({ account: account.account, mail_id: ledger._id }));
+    const { _id, ...fields } = event;
+    expect(_id).toBeDefined();
+    expect(fields).toEqual({
+      account: account.account,
+      track_id: expect.stringMatching(/^event_/),
+      track_type: 'track.mail.sent',
+      timestamp: expect.stringMatching(/Z$/),
+      sent_timestamp: expect.stringMatching(/Z$/),
+      hour_of_day: expect.any(Number),
+      day_of_week: expect.any(Number),
+      batch_id: `${account.account}_transactional_${request!._id}`,
+      mail_id: ledger._id,
+      mail_type: 'transactional',
+      email: 'ada@example.net',
+      domain: 'example.net',
+      tags: [],
+      custom_args: {},
+      mta: 'herald.test',
+    });
+    expect(event.day_of_week).toBeGreaterThanOrEqual(1);
+    expect(event.day_of_week).toBeLessThanOrEqual(7);
+
+    // The workflow is visible to operators under its deterministic id.
+    const handle = herald.services.temporal.workflow.getHandle(`tx-${account.account}-${request!._id}`);
+    expect(await handle.result()).toEqual({ sent: 1, failed: 0 });
+    const description = await handle.describe();
+    expect(description.type).toBe('TransactionalBatch');
+  });
+
+  it('sends one copy per recipient with its cc and bcc, and carries tags, custom_args and batch_code', async () => {
+    const before = herald.sink.received.length;
+    const body = {
+      ...minimal('one@example.net'),
+      recipients: [
+        { to: { email: 'one@example.net' }, cc: [{ email: 'cc1@example.net' }], bcc: [{ email: 'bcc1@example.net' }], custom_args: { order: '42' } },
+        { to: { email: 'two@example.net' }, tags: ['vip'] },
+      ],
+      tags: ['orders'],
+      batch_code: 'Spring-2026!',
+      reply_to: { email: 'help@example.com' },
+      headers: { 'X-Order': '42' },
+    };
+    expect((await send(body)).status).toBe(202);
+    const mails = (await herald.sink.waitFor(before + 2)).slice(before);
+    const first = mails.find((m) => m.rcptTo.includes('one@example.net'))!;
+    expect(first.rcptTo.sort()).toEqual(['bcc1@example.net', 'cc1@example.net', 'one@example.net']);
+    expect(first.parsed.replyTo?.value[0].address).toBe('help@example.com');
+    expect(first.parsed.headers.get('x-order')).toBe('42');
+    expect(mails.find((m) => m.rcptTo.includes('two@example.net'))!.rcptTo).toEqual(['two@example.net']);
+
+    const { store } = herald.services;
+    const events = await waitUntil('two sent events', async () => {
+      const found = await store.events.find({ account: account.account, batch_id: `${account.account}_transactional_pring2026` }).toArray();
+      return found.length === 2 ? found : undefined;
+    });
+    const byEmail = Object.fromEntries(events.map((e) => [e.email, e]));
+    expect(byEmail['one@example.net'].custom_args).toEqual({ order: '42' });
+    expect(byEmail['one@example.net'].tags).toEqual(['orders']);
+    expect(byEmail['two@example.net'].tags).toEqual(['orders', 'vip']);
+    expect(byEmail['one@example.net'].mail_id).not.toBe(byEmail['two@example.net'].mail_id);
+  });
+
+  it('records a hard bounce when the relay refuses a recipient permanently', async () => {
+    expect((await send(minimal('nobody@example.org'))).status).toBe(202);
+    const event = await waitUntil('bounce event', () =>
+      herald.services.store.events.findOne({ account: account.account, email: 'nobody@example.org' }));
+    expect(event.track_type).toBe('track.mail.bounced');
+    expect(event.bounce_type).toBe('hard');
+    expect(String(event.message)).toContain('550');
+  });
+
+  it('accepts the key with a lowercase scheme and without a scheme, as existing clients send it', async () => {
+    expect((await send(minimal('a@example.net'), { authorization: `bearer ${account.transactionalKey}` })).status).toBe(202);
+    expect((await send(minimal('b@example.net'), { authorization: account.transactionalKey })).status).toBe(202);
+  });
+});
+
+describe('authentication', () => {
+  it.each([
+    ['no header', {}],
+    ['an unknown key', { authorization: `Bearer ${account?.account ?? 'x'}-tr-doesnotexist000000000000000000` }],
+  ])('answers 401 unauthorized for %s and stores nothing', async (_label, headers) => {
+    const before = await herald.services.store.sendRequests.countDocuments();
+    const response = await fetch(`${herald.baseUrl}/v1/mail/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(minimal('x@example.net')),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ success: false, error: { status: 401, type: 'unauthorized', message: expect.any(String) } });
+    expect(await herald.services.store.sendRequests.countDocuments()).toBe(before);
+  });
+
+  it('refuses an account API key: only transactional keys send', async () => {
+    const response = await send(minimal('x@example.net'), { authorization: `Bearer ${account.apiKey}` });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('bad input', () => {
+  it('answers validation_error with the spec codes per field and stores nothing', async () => {
+    const before = await herald.services.store.sendRequests.countDocuments();
+    const response = await send({
+      from: { name: 'x' },
+      subject: 'x'.repeat(201),
+      content: {},
+      recipients: [],
+      tags: Array.from({ length: 11 }, () => 't'),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      success: false,
+      error: {
+        status: 400,
+        type: 'validation_error',
+        message: expect.any(String),
+        errors: {
+          'from.email': 'required',
+          subject: 'max_length_exceeded',
+          content: 'required_at_least_one',
+          recipients: 'required_at_least_one',
+          tags: 'too_many_items',
+        },
+      },
+    });
+    expect(await herald.services.store.sendRequests.countDocuments()).toBe(before);
+  });
+
+  it('names nested fields and rejects invalid emails and CR/LF in header values', async () => {
+    const response = await send({
+      ...minimal('ok@example.net'),
+      recipients: [{ to: { email: 'not-an-email' } }],
+      headers: { 'X-Evil': 'a\r\nBcc: victim@example.net' },
+    });
+    const body: Json = await response.json();
+    expect(body.error.errors).toEqual({ 'recipients[0].to.email': 'invalid_value', 'headers.X-Evil': 'invalid_value' });
+  });
+
+  it('reports the top-level required fields of an empty object', async () => {
+    const body: Json = await (await send({})).json();
+    expect(body.error.errors).toEqual({ from: 'required', subject: 'required', content: 'required', recipients: 'required' });
+  });
+
+  it('treats null as absent (the Java SDK sends unset fields as null)', async () => {
+    const response = await send({ ...minimal('null@example.net'), reply_to: null, batch_code: null, template_id: null });
+    expect(response.status).toBe(202);
+  });
+
+  it('answers bad_request for malformed JSON and for another content type', async () => {
+    const malformed = await send('{"from":');
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as Json).error.type).toBe('bad_request');
+    const form = await send('a=1', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(form.status).toBe(400);
+    expect(((await form.json()) as Json).error).toEqual({ status: 400, type: 'bad_request', message: 'Content-Type must be application/json' });
+  });
+});

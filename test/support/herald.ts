@@ -1,0 +1,72 @@
+// Runs Herald (API + worker, optionally the SMTP listener) in the test process against the
+// suite's real Temporal and store, with its own database and a recording SMTP sink.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../api/app';
+import { createAccount, type NewAccount } from '../../core/accounts';
+import { loadConfig } from '../../core/config';
+import { createLogger } from '../../core/logger';
+import { newId } from '../../core/ids';
+import { connectServices, type Services } from '../../core/services';
+import { createSmtpServer } from '../../smtp/server';
+import { createHeraldWorker, quietTemporalRuntime } from '../../worker';
+import { startSmtpSink } from './smtp-sink';
+
+export interface TestHerald {
+  baseUrl: string;
+  smtpPort: number;
+  services: Services;
+  sink: Awaited<ReturnType<typeof startSmtpSink>>;
+  newAccount(name?: string): Promise<NewAccount>;
+  stop(): Promise<void>;
+}
+
+export async function startTestHerald(options: { rejectRecipients?: string[] } = {}): Promise<TestHerald> {
+  installQuietRuntime();
+  const database = `herald_test_${newId().slice(0, 10)}`;
+  // Own database and task queue: test files run in parallel against one Temporal and store.
+  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent' });
+  const logger = createLogger('silent');
+  const mongodbUri = process.env.MONGODB_URI!;
+  const temporalAddress = process.env.TEMPORAL_ADDRESS!;
+  const services = await connectServices(config, { mongodbUri: withoutDatabase(mongodbUri), temporalAddress });
+  const sink = await startSmtpSink({ rejectRecipients: options.rejectRecipients });
+  const { worker, close } = await createHeraldWorker({
+    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: sink.url, mtaHost: 'herald.test', logger,
+  });
+  const running = worker.run();
+  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const smtp = createSmtpServer({ ...services, logger });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  let accounts = 0;
+  return {
+    baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    smtpPort: (smtp.server.address() as AddressInfo).port,
+    services,
+    sink,
+    newAccount: (name) => createAccount(services.store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
+    async stop() {
+      await new Promise((resolve) => api.close(resolve));
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+      worker.shutdown();
+      await running;
+      await close();
+      await services.store.db.dropDatabase().catch(() => undefined);
+      await services.close();
+      await sink.close();
+    },
+  };
+}
+
+/** Each test file gets its own database, so the URI's own database name is dropped. */
+function withoutDatabase(uri: string): string {
+  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/[^?]*/, '$1/');
+}
+
+let runtimeInstalled = false;
+/** The SDK's runtime is installed once per process (each jest worker is one). */
+function installQuietRuntime() {
+  if (!runtimeInstalled) quietTemporalRuntime();
+  runtimeInstalled = true;
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { createTransactionalActivities } from './activities/transactional';
+import { loadConfig } from './core/config';
+import { createLogger, type Logger } from './core/logger';
+import { connectStore, type Store } from './core/store';
+import { createRelayTransport } from './core/transport';
+import { resolveServiceAddresses } from './infra/stack-record';
+
+export interface WorkerDeps {
+  store: Store;
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  relayUrl: string;
+  mtaHost: string;
+  logger: Logger;
+}
+
+/** A prebuilt bundle (docker image) is used when present; otherwise workflows are bundled at start. */
+const PREBUILT_BUNDLE = path.join(__dirname, 'workflow-bundle.js');
+
+/** Creates the Temporal worker with every workflow and activity; call run() on the result. */
+export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Worker; close(): Promise<void> }> {
+  const connection = await NativeConnection.connect({ address: deps.temporalAddress });
+  const transport = createRelayTransport(deps.relayUrl);
+  const worker = await Worker.create({
+    connection,
+    namespace: deps.namespace,
+    taskQueue: deps.taskQueue,
+    ...(fs.existsSync(PREBUILT_BUNDLE)
+      ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
+      : { workflowsPath: require.resolve('./workflows') }),
+    activities: createTransactionalActivities({ store: deps.store, transport, mtaHost: deps.mtaHost }),
+  });
+  return {
+    worker,
+    async close() {
+      transport.close();
+      await connection.close();
+    },
+  };
+}
+
+/** Keeps the SDK's own logs at warn level: ours are the JSON lines that matter. */
+export function quietTemporalRuntime(): void {
+  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
+}
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'herald-worker');
+  const addresses = resolveServiceAddresses(config);
+  if (!addresses.smtpRelayUrl) throw new Error('SMTP_RELAY_URL is not set: the worker needs a relay to send through.');
+  quietTemporalRuntime();
+  const store = await connectStore(addresses.mongodbUri, config.mongodbDatabase);
+  const { worker, close } = await createHeraldWorker({
+    store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
+    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost, logger,
+  });
+  logger.info({ taskQueue: config.taskQueue }, 'worker started');
+  await worker.run(); // returns after SIGINT/SIGTERM (the SDK handles both)
+  await close();
+  await store.close();
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,2 @@
+// Every workflow the worker registers.
+export { TransactionalBatch } from './transactional-batch';

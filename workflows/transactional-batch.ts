@@ -1,0 +1,35 @@
+import { proxyActivities, ActivityFailure, ApplicationFailure, log } from '@temporalio/workflow';
+import type { createTransactionalActivities } from '../activities/transactional';
+
+export interface TransactionalBatchInput {
+  account: string;
+  /** Id of the stored, accepted request (claim check): never the body itself. */
+  requestId: string;
+}
+
+type Activities = ReturnType<typeof createTransactionalActivities>;
+
+// Transient relay trouble is retried with backoff for about half an hour; after that the
+// messages not yet sent are recorded as failed, so accepted work always ends in an event.
+const { sendAcceptedRequest } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+});
+
+const { recordUnsentAsFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumInterval: '1 minute' },
+});
+
+/** Sends every message of one accepted transactional request. */
+export async function TransactionalBatch(input: TransactionalBatchInput): Promise<{ sent: number; failed: number }> {
+  try {
+    return await sendAcceptedRequest(input);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    if (error.cause instanceof ApplicationFailure && error.cause.type === 'RequestNotFound') return { sent: 0, failed: 0 };
+    log.warn('sending gave up after retries; recording the unsent messages as failed', { requestId: input.requestId });
+    return await recordUnsentAsFailed({ ...input, reason: error.cause?.message ?? error.message });
+  }
+}
