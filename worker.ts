@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createTransactionalActivities } from './activities/transactional';
 import { loadConfig } from './core/config';
@@ -18,8 +16,8 @@ export interface WorkerDeps {
   logger: Logger;
 }
 
-/** A prebuilt bundle (docker image) is used when present; otherwise workflows are bundled at start. */
-const PREBUILT_BUNDLE = path.join(__dirname, 'workflow-bundle.js');
+/** The Docker image names its prebuilt bundle here; otherwise workflows are bundled at start. */
+const PREBUILT_BUNDLE = process.env.HERALD_WORKFLOW_BUNDLE;
 
 /** Creates the Temporal worker with every workflow and activity; call run() on the result. */
 export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Worker; close(): Promise<void> }> {
@@ -29,7 +27,7 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
     connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
-    ...(fs.existsSync(PREBUILT_BUNDLE)
+    ...(PREBUILT_BUNDLE
       ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
       : { workflowsPath: require.resolve('./workflows') }),
     activities: createTransactionalActivities({ store: deps.store, transport, mtaHost: deps.mtaHost }),
