@@ -11,7 +11,7 @@ import { connectServices, listen, onShutdownSignal } from './core/services';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
 import { isListening } from './infra/ports';
-import { previousPorts, readStackRecord, removeStackRecord, writeStackRecord, type StackRecord } from './infra/stack-record';
+import { previousPorts, readStackRecord, markStackStopped, writeStackRecord, type StackRecord } from './infra/stack-record';
 import { startEmbeddedStore } from './infra/store';
 import { startEmbeddedTemporal } from './infra/temporal';
 import { createSmtpServer } from './smtp/server';
@@ -86,7 +86,7 @@ async function main() {
     await runHerald(config, logger, stack);
   } catch (error) {
     await stack.stop().catch(() => undefined);
-    removeStackRecord(config.dataDir);
+    markStackStopped(config.dataDir);
     throw error;
   }
 }
@@ -119,7 +119,7 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
     await closeWorker();
     await services.close();
     await stack.stop();
-    removeStackRecord(config.dataDir);
+    markStackStopped(config.dataDir);
     logger.info('Herald stopped');
   });
 }

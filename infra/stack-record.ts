@@ -25,24 +25,26 @@ export function writeStackRecord(dataDir: string, record: StackRecord): void {
 
 /** The record of a running `npm start` for this data folder, or undefined. */
 export function readStackRecord(dataDir: string): StackRecord | undefined {
-  try {
-    const record = JSON.parse(fs.readFileSync(fileOf(dataDir), 'utf8')) as StackRecord;
-    return isAlive(record.pid) ? record : undefined;
-  } catch {
-    return undefined;
-  }
+  const record = readRecordFile(dataDir);
+  return record && record.pid > 0 && isAlive(record.pid) ? record : undefined;
 }
 
-export function removeStackRecord(dataDir: string): void {
-  fs.rmSync(fileOf(dataDir), { force: true });
+/** Marks the stack stopped; its ports stay recorded so the next start can reuse them. */
+export function markStackStopped(dataDir: string): void {
+  const record = readRecordFile(dataDir);
+  if (record) writeStackRecord(dataDir, { pid: 0, ports: record.ports });
 }
 
 /** The ports recorded by the last start, to reuse them when still free (stable URLs). */
 export function previousPorts(dataDir: string): Record<string, number> {
+  return readRecordFile(dataDir)?.ports ?? {};
+}
+
+function readRecordFile(dataDir: string): StackRecord | undefined {
   try {
-    return (JSON.parse(fs.readFileSync(fileOf(dataDir), 'utf8')) as StackRecord).ports ?? {};
+    return JSON.parse(fs.readFileSync(fileOf(dataDir), 'utf8')) as StackRecord;
   } catch {
-    return {};
+    return undefined;
   }
 }
 

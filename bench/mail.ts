@@ -1,0 +1,14 @@
+// The sample content every mail scenario sends, so their rates compare.
+
+/** ~15 KB of table-layout HTML, different for each message (built per message, as a real send is). */
+export function sampleHtml(i: number): string {
+  const rows: string[] = [];
+  for (let r = 0; r < 68; r += 1) {
+    rows.push(`<tr><td style="padding:8px 12px;font-family:Arial,sans-serif;font-size:14px;color:#333">` +
+      `Line ${r} for recipient ${i}: your order has shipped and will arrive soon. <a href="https://example.test/o/${i}/${r}">Track it</a></td></tr>`);
+  }
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Order ${i}</title></head>` +
+    `<body><table width="600" cellpadding="0" cellspacing="0">${rows.join('\n')}</table></body></html>`;
+}
+
+export const recipientOf = (i: number) => `rcpt${i}@example.test`;

@@ -1,0 +1,62 @@
+// `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
+// per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
+import { quietTemporalRuntime } from '../worker';
+import { runHeraldSend } from './herald-send';
+import { runNodemailerRaw } from './nodemailer-raw';
+import { log, runAllTeardowns } from './support';
+import { runTemporalBare } from './temporal-bare';
+
+type Results = Record<string, Record<string, unknown>>;
+
+const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknown>>> = {
+  'temporal-bare': () => runTemporalBare(),
+  'nodemailer-raw': () => runNodemailerRaw(),
+  // herald-send compares itself with temporal-bare's figure when this run measured it.
+  'herald-send': (done) => runHeraldSend(done['temporal-bare']?.workflows_per_s as number | undefined),
+};
+
+/** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */
+const toJson = (value: Record<string, unknown>) => JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stderr.write(`usage: npm run bench [-- <scenario>...]\nscenarios: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    return 0;
+  }
+  const unknown = args.filter((a) => !(a in SCENARIOS));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    return 2;
+  }
+  const chosen = Object.keys(SCENARIOS).filter((name) => args.length === 0 || args.includes(name));
+  quietTemporalRuntime(); // once per process, before any worker connection
+  const done: Results = {};
+  let failed = false;
+  for (const name of chosen) {
+    log(`scenario ${name}`);
+    try {
+      done[name] = await SCENARIOS[name](done);
+      process.stdout.write(`${toJson(done[name])}\n`);
+    } catch (error) {
+      failed = true;
+      log(`${name} failed: ${(error as Error).stack ?? error}`);
+      process.stdout.write(`${toJson({ scenario: name, error: (error as Error).message })}\n`);
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+// Ctrl-C: stop the servers and remove the temp dirs before leaving.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping`);
+    void runAllTeardowns().finally(() => process.exit(130));
+  });
+}
+
+main().then(
+  // Exit explicitly: a lingering handle (a gRPC channel, an abandoned task) must not keep a finished run alive.
+  (code) => process.exit(code),
+  (error) => { log(String(error)); process.exit(1); },
+);
