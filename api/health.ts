@@ -11,7 +11,8 @@ export function healthRouter(deps: { store: Store; temporal: Client; namespace: 
   router.get('/readyz', async (ctx) => {
     const [store, temporal] = await Promise.all([
       probe(() => deps.store.db.command({ ping: 1 })),
-      probe(() => deps.temporal.workflowService.describeNamespace({ namespace: deps.namespace })),
+      probe(() => deps.temporal.connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () =>
+        deps.temporal.workflowService.describeNamespace({ namespace: deps.namespace }))),
     ]);
     const ready = store && temporal;
     ctx.status = ready ? 200 : 503;
@@ -20,7 +21,9 @@ export function healthRouter(deps: { store: Store; temporal: Client; namespace: 
   return router;
 }
 
-async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<boolean> {
+const PROBE_TIMEOUT_MS = 2000;
+
+async function probe(check: () => Promise<unknown>, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
   try {

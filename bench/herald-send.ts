@@ -25,17 +25,24 @@ const REQUESTS = 300;
 const CONCURRENCY = 20;
 const STORE_DOCS = 2000;
 
-/** The store's own rate: insertOne of send-request-shaped documents, same concurrency as the API load. */
-async function measureStoreInserts(uri: string): Promise<number> {
+/**
+ * The store's own rate: insertOne with the driver, as many in flight as the API load, of
+ * send-request-shaped documents (~15 KB, what the API writes per request) and of small ones.
+ */
+async function measureStoreInserts(uri: string): Promise<{ sendRequestDocs: number; smallDocs: number }> {
   const client = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5000 });
   try {
-    const docs = client.db('bench_store_rate').collection<{ _id: string; account: string; body: object; acceptedAt: Date }>('docs');
-    const body = { subject: 'Order shipped', content: { html: sampleHtml(0) } };
-    const started = performance.now();
-    const pool = await runPool(STORE_DOCS, CONCURRENCY, 60_000, (i) => docs.insertOne({ _id: `d${i}`, account: 'bench', body, acceptedAt: new Date() }));
-    const rate = perSecond(pool.results.length, performance.now() - started);
-    await client.db('bench_store_rate').dropDatabase();
-    return rate;
+    const db = client.db('bench_store_rate');
+    const rate = async (name: string, body: object) => {
+      const docs = db.collection<{ _id: string; account: string; body: object; acceptedAt: Date }>(name);
+      const started = performance.now();
+      const pool = await runPool(STORE_DOCS, CONCURRENCY, 60_000, (i) => docs.insertOne({ _id: `d${i}`, account: 'bench', body, acceptedAt: new Date() }));
+      return perSecond(pool.results.length, performance.now() - started);
+    };
+    const sendRequestDocs = await rate('large', { subject: 'Order shipped', content: { html: sampleHtml(0) } });
+    const smallDocs = await rate('small', { subject: 'Order shipped' });
+    await db.dropDatabase();
+    return { sendRequestDocs, smallDocs };
   } finally {
     await client.close();
   }
@@ -70,7 +77,7 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     teardown.defer('counting sink', () => sink.stop());
 
     log('herald-send: store reference (insertOne)');
-    const storeInsertPerS = await measureStoreInserts(store.uri);
+    const storeInserts = await measureStoreInserts(store.uri);
     let reference = { workflowsPerS: bareWorkflowsPerS, source: 'temporal-bare, same run' };
     if (reference.workflowsPerS === undefined) {
       log('herald-send: bare Temporal reference (no-op workflows on this server)');
@@ -142,10 +149,11 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
       delivered,
       bare_workflows_per_s: reference.workflowsPerS,
       ratio_to_bare_temporal: round(sendsPerS / (reference.workflowsPerS ?? NaN), 2),
-      store_insert_per_s: storeInsertPerS,
+      store_insert_per_s: storeInserts.sendRequestDocs,
+      store_insert_small_per_s: storeInserts.smallDocs,
       notes: `single-recipient ~15 KB requests, ${CONCURRENCY} in flight over keep-alive fetch; sends_per_s = first request to the ` +
         `sink's ${accepted}th message; bare reference: ${reference.source}; store_insert_per_s = memory backend insertOne of ` +
-        `send-request-shaped docs, ${CONCURRENCY} in flight`,
+        `~15 KB send-request-shaped docs, store_insert_small_per_s of ~100 B docs, ${CONCURRENCY} in flight`,
     };
   } finally {
     await teardown.run();

@@ -4,6 +4,9 @@ import {
 import { searchAttributeKeys, workflowIds } from '../workflows/names';
 import type { TransactionalBatchInput } from '../workflows/transactional-batch';
 
+/** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
+const START_DEADLINE_MS = 5000;
+
 /** A Temporal client for the API, the SMTP listener, the CLI and benchmarks. */
 export async function connectTemporal(address: string, namespace: string): Promise<Client> {
   const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
@@ -19,7 +22,7 @@ export async function startTransactionalBatch(
 ): Promise<string> {
   const workflowId = workflowIds.transactional(input.account, input.requestId);
   try {
-    await client.workflow.start('TransactionalBatch', {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('TransactionalBatch', {
       taskQueue,
       workflowId,
       args: [input],
@@ -30,7 +33,7 @@ export async function startTransactionalBatch(
         { key: searchAttributeKeys.batch, value: input.requestId },
       ],
       staticSummary: `Transactional send ${input.requestId} for ${input.account}`,
-    });
+    }));
   } catch (error) {
     // Already ran to completion under this id: the request was accepted before.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -115,18 +115,19 @@ async function waitUntilReady(address: string, hasExited: () => boolean, logFile
   }
   let lastError: unknown;
   while (waiting()) {
-    let connection: Connection | undefined;
+    // lazy + ensureConnected rather than Connection.connect(): a failed connect() leaks its
+    // gRPC channel (nothing left to close), which kept the process alive in a measured run.
+    const connection = Connection.lazy({ address, connectTimeout: 5000 });
     try {
-      connection = await Connection.connect({ address, connectTimeout: 5000 });
-      const conn = connection;
-      await conn.withDeadline(Date.now() + 5000, () =>
-        conn.workflowService.describeNamespace({ namespace: NAMESPACE }));
+      await connection.ensureConnected();
+      await connection.withDeadline(Date.now() + 5000, () =>
+        connection.workflowService.describeNamespace({ namespace: NAMESPACE }));
       return;
     } catch (err) {
       lastError = err;
       await new Promise((r) => setTimeout(r, 250));
     } finally {
-      await connection?.close();
+      await connection.close();
     }
   }
   if (hasExited()) return; // the exit handler reports it, with the log

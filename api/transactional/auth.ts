@@ -19,6 +19,7 @@ export function transactionalAuth(store: Store) {
 }
 
 export function keyFromHeader(header: string): string | undefined {
-  const value = header.trim().replace(/^bearer\s+/i, '').trim();
-  return value || undefined;
+  const value = header.trim();
+  const key = /^bearer(\s|$)/i.test(value) ? value.slice(6).trim() : value;
+  return key || undefined;
 }

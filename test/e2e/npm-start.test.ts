@@ -1,0 +1,149 @@
+// The quick start as a user runs it: `node dist/start.js` (what `npm start` runs after its
+// build) on a fresh data folder, the README's curl send, the mail UI, the Temporal UI's
+// workflow, the CLI beside it, and a clean stop on Ctrl-C (SIGINT).
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection, Client } from '@temporalio/client';
+import { freePort } from '../../infra/ports';
+
+const root = path.resolve(__dirname, '../..');
+let dataDir: string;
+let child: ChildProcess;
+let output = '';
+let env: NodeJS.ProcessEnv;
+let apiPort: number;
+let transactionalKey = '';
+
+function waitForOutput(text: string, timeoutMs = 120000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "${text}" in output:\n${output}`)), timeoutMs);
+    const check = () => {
+      if (output.includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', () => { clearTimeout(timer); reject(new Error(`exited early:\n${output}`)); });
+    check();
+  });
+}
+
+const line = (label: string) => new RegExp(`^ {2}${label} +(\\S+)`, 'm').exec(output)?.[1] ?? '';
+
+async function startHerald() {
+  output = '';
+  child = spawn(process.execPath, [path.join(root, 'dist/start.js')], { env, cwd: root });
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  await waitForOutput('Press Ctrl-C to stop.');
+}
+
+async function stopHerald(): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGINT');
+  return exited;
+}
+
+function sendAs(key: string) {
+  return fetch(`http://127.0.0.1:${apiPort}/v1/mail/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ from: { email: 'a@example.com' }, subject: 's', content: { text: 't' }, recipients: [{ to: { email: 'b@example.net' } }] }),
+  });
+}
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-start-'));
+  apiPort = await freePort();
+  // Only Herald's own variables: the embedded stack must come up without the suite's addresses.
+  env = { PATH: process.env.PATH, HOME: process.env.HOME, HERALD_DATA_DIR: dataDir, HERALD_API_PORT: String(apiPort),
+    HERALD_SMTP_PORT: String(await freePort()), NODE_ENV: 'production' };
+  await startHerald();
+}, 180000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start on a fresh data folder', () => {
+  it('prints the URLs and the demo account keys', () => {
+    expect(line('API')).toBe(`http://127.0.0.1:${apiPort}`);
+    expect(line('Temporal UI')).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(line('Mail UI')).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(line('transactional key')).toMatch(/^demo-tr-[A-Za-z0-9]{32}$/);
+  });
+
+  it('is ready, and the README send shows up in the mail UI and as a workflow', async () => {
+    const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', store: 'up', temporal: 'up' });
+    expect((await fetch(`${line('Temporal UI')}`)).status).toBe(200);
+
+    const response = await fetch(`http://127.0.0.1:${apiPort}/v1/mail/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${line('transactional key')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        from: { email: 'shop@example.com', name: 'Shop' }, subject: 'Hello',
+        content: { html: '<p>Hello from Herald</p>', text: 'Hello from Herald' },
+        recipients: [{ to: { email: 'ada@example.net', name: 'Ada' } }],
+      }),
+    });
+    expect(response.status).toBe(202);
+
+    let mails: Array<{ subject: string; to: Array<{ address: string }> }> = [];
+    for (let i = 0; i < 100 && mails.length === 0; i += 1) {
+      await new Promise((r) => setTimeout(r, 200));
+      mails = (await (await fetch(`${line('Mail UI')}/email`)).json()) as typeof mails;
+    }
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toBe('Hello');
+    expect(mails[0].to[0].address).toBe('ada@example.net');
+
+    const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'stack.json'), 'utf8'));
+    const connection = await Connection.connect({ address: record.temporalAddress });
+    try {
+      const client = new Client({ connection });
+      const workflows = [];
+      for await (const info of client.workflow.list({ query: "WorkflowType = 'TransactionalBatch'" })) workflows.push(info);
+      expect(workflows).toHaveLength(1);
+      expect(workflows[0].workflowId).toMatch(/^tx-demo-/);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('lets the CLI create an account while it runs, on the same store', async () => {
+    const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, [path.join(root, 'bin/herald.js'), 'account', 'create', 'shop7'], { env }, (error, stdout) =>
+        resolve({ code: error ? 1 : 0, stdout }));
+    });
+    expect(result.code).toBe(0);
+    ({ transactionalKey } = JSON.parse(result.stdout));
+    expect((await sendAs(transactionalKey)).status).toBe(202);
+  });
+
+  it('stops cleanly on Ctrl-C and leaves its data behind', async () => {
+    expect(await stopHerald()).toBe(0);
+    expect(output).toContain('Herald stopped');
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'stack.json'), 'utf8')).pid).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'store', 'herald.mv.db'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'temporal', 'temporal.db'))).toBe(true);
+  });
+
+  it('keeps accounts, keys and sent mail across a restart', async () => {
+    await startHerald();
+    expect(output).not.toContain('Created the demo account');
+    expect((await sendAs(transactionalKey)).status).toBe(202);
+    let subjects: string[] = [];
+    for (let i = 0; i < 100 && subjects.length < 3; i += 1) {
+      await new Promise((r) => setTimeout(r, 200));
+      subjects = ((await (await fetch(`${line('Mail UI')}/email`)).json()) as Array<{ subject: string }>).map((m) => m.subject);
+    }
+    expect(subjects.sort()).toEqual(['Hello', 's', 's']);
+    expect(await stopHerald()).toBe(0);
+  }, 120000);
+});

@@ -1,0 +1,59 @@
+// Durable acceptance: when Temporal does not answer, a send gets 503 and nothing stays recorded;
+// readiness says which dependency is down.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../../api/app';
+import { createAccount } from '../../core/accounts';
+import { newId } from '../../core/ids';
+import { createLogger } from '../../core/logger';
+import { connectStore, type Store } from '../../core/store';
+import { freePort } from '../../infra/ports';
+
+let store: Store;
+let server: http.Server;
+let baseUrl: string;
+let connection: Connection;
+
+beforeAll(async () => {
+  store = await connectStore(process.env.MONGODB_URI!.replace(/\/[^/?]*(\?|$)/, '/$1'), `herald_down_${newId().slice(0, 8)}`);
+  // A Temporal address where nothing listens.
+  connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
+  const temporal = new Client({ connection });
+  server = http.createServer(createApp({ store, temporal, taskQueue: 'unused', namespace: 'default', logger: createLogger('silent') }).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  // The connection is not closed: the SDK's pending retry timers would then throw on a shut channel.
+  await store.db.dropDatabase();
+  await store.close();
+});
+
+it('answers 503 service_unavailable and keeps no half-recorded request when Temporal is down', async () => {
+  const { transactionalKey } = await createAccount(store, 'downacct');
+  const response = await fetch(`${baseUrl}/v1/mail/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${transactionalKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ from: { email: 'a@example.com' }, subject: 's', content: { text: 't' }, recipients: [{ to: { email: 'b@example.net' } }] }),
+  });
+  expect(response.status).toBe(503);
+  expect(await response.json()).toEqual({ success: false, error: { status: 503, type: 'service_unavailable', message: expect.any(String) } });
+  expect(await store.sendRequests.countDocuments({ account: 'downacct' })).toBe(0);
+});
+
+it('is alive on /healthz but not ready on /readyz, naming what is down', async () => {
+  expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
+  const ready = await fetch(`${baseUrl}/readyz`);
+  expect(ready.status).toBe(503);
+  expect(await ready.json()).toEqual({ status: 'not ready', store: 'up', temporal: 'down' });
+});
+
+it('gives every response a request id, echoing a well-formed one', async () => {
+  const echoed = await fetch(`${baseUrl}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
+  expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+  const generated = await fetch(`${baseUrl}/healthz`, { headers: { 'x-request-id': 'bad id\twith spaces' } });
+  expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+});

@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { ConfigError, describeConfig, loadConfig } from '../../core/config';
+
+describe('loadConfig', () => {
+  it('has embedded defaults: nothing external configured, loopback, ports 8080 and 2525', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      temporalAddress: undefined, mongodbUri: undefined, smtpRelayUrl: undefined,
+      temporalNamespace: 'default', taskQueue: 'herald', apiPort: 8080, smtpPort: 2525, bindHost: '127.0.0.1',
+      publicUrl: 'http://localhost:8080',
+    });
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'mail', MONGODB_URI: 'mongodb://db:27017/h?replicaSet=rs0',
+      SMTP_RELAY_URL: 'smtp://u:p@relay:587', HERALD_API_PORT: '9000', HERALD_SMTP_PORT: '2600',
+      HERALD_PUBLIC_URL: 'https://mail.example.com/', HERALD_DATA_DIR: '/var/lib/herald',
+    });
+    expect(config).toMatchObject({
+      temporalAddress: 'temporal:7233', temporalNamespace: 'mail', mongodbUri: 'mongodb://db:27017/h?replicaSet=rs0',
+      smtpRelayUrl: 'smtp://u:p@relay:587', apiPort: 9000, smtpPort: 2600, publicUrl: 'https://mail.example.com',
+      dataDir: '/var/lib/herald', mtaHost: 'mail.example.com',
+    });
+  });
+
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ HERALD_API_PORT: 'eighty', TEMPORAL_ADDRESS: 'http://x', MONGODB_URI: 'postgres://x', SMTP_RELAY_URL: 'nope', HERALD_LOG_LEVEL: 'loud' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['HERALD_API_PORT', 'TEMPORAL_ADDRESS', 'MONGODB_URI', 'SMTP_RELAY_URL', 'HERALD_LOG_LEVEL']) {
+      expect(problems).toContain(name);
+    }
+  });
+
+  it('masks passwords when the configuration is described for logs', () => {
+    const described = JSON.stringify(describeConfig(loadConfig({ SMTP_RELAY_URL: 'smtp://user:s3cret@relay:587', MONGODB_URI: 'mongodb://a:hunter2@db/x' })));
+    expect(described).not.toContain('s3cret');
+    expect(described).not.toContain('hunter2');
+    expect(described).toContain('user:***@relay');
+  });
+});
