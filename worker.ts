@@ -41,9 +41,17 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
   };
 }
 
-/** Keeps the SDK's own logs at warn level: ours are the JSON lines that matter. */
+/**
+ * Keeps the SDK's own logs (and its native core's, forwarded) at warn level, as JSON lines on
+ * stderr: stdout stays for our own output (JSON logs, the start banner, benchmark results).
+ */
 export function quietTemporalRuntime(): void {
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
+  const toStderr = (entry: { level: string; message: string; meta?: object }) =>
+    process.stderr.write(`${JSON.stringify({ name: 'temporal', level: entry.level.toLowerCase(), msg: entry.message, ...entry.meta })}\n`);
+  Runtime.install({
+    logger: new DefaultLogger('WARN', toStderr),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+  });
 }
 
 async function main() {

@@ -1,22 +1,10 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
-import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { quietTemporalRuntime } from '../worker';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
-
-/**
- * worker.ts's quietTemporalRuntime() (same WARN levels), except that the SDK's native (Rust core)
- * logs are forwarded to the TS logger, which writes to stderr: by default core prints them on
- * stdout, which would corrupt the JSON lines.
- */
-function installBenchRuntime(): void {
-  Runtime.install({
-    logger: new DefaultLogger('WARN'),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
-  });
-}
 
 type Results = Record<string, Record<string, unknown>>;
 
@@ -42,7 +30,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const chosen = Object.keys(SCENARIOS).filter((name) => args.length === 0 || args.includes(name));
-  installBenchRuntime(); // once per process, before any worker connection
+  quietTemporalRuntime(); // once per process, before any worker connection
   const done: Results = {};
   let failed = false;
   for (const name of chosen) {

@@ -116,11 +116,12 @@ async function waitUntilReady(address: string, hasExited: () => boolean, logFile
   let lastError: unknown;
   while (waiting()) {
     // lazy + ensureConnected rather than Connection.connect(): a failed connect() leaks its
-    // gRPC channel (nothing left to close), which kept the process alive in a measured run.
-    const connection = Connection.lazy({ address, connectTimeout: 5000 });
+    // gRPC channel (nothing left to close). Short attempts: one in flight when the server
+    // dies keeps the caller's process alive until it times out.
+    const connection = Connection.lazy({ address, connectTimeout: 2000 });
     try {
       await connection.ensureConnected();
-      await connection.withDeadline(Date.now() + 5000, () =>
+      await connection.withDeadline(Date.now() + 2000, () =>
         connection.workflowService.describeNamespace({ namespace: NAMESPACE }));
       return;
     } catch (err) {
