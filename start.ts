@@ -11,7 +11,9 @@ import { connectServices, listen, onShutdownSignal } from './core/services';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
 import { isListening } from './infra/ports';
-import { previousPorts, readStackRecord, markStackStopped, writeStackRecord, type StackRecord } from './infra/stack-record';
+import {
+  markStackStopped, previousPorts, readStackRecord, resolveServiceAddresses, writeStackRecord, type StackRecord,
+} from './infra/stack-record';
 import { startEmbeddedStore } from './infra/store';
 import { startEmbeddedTemporal } from './infra/temporal';
 import { createSmtpServer } from './smtp/server';
@@ -32,16 +34,15 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
   const record: StackRecord = { pid: process.pid, ports: {} };
   const ports = record.ports!;
   try {
-    if (config.mongodbUri) record.mongodbUri = config.mongodbUri;
-    else {
+    // Only embedded services are recorded: configured addresses (maybe with passwords) stay in the environment.
+    if (!config.mongodbUri) {
       logger.info('starting the embedded store (mongo-java-server)');
       const store = await startEmbeddedStore({ file: paths.storeFile, port: await reuse(before.store), logFile: paths.log('store') });
       stops.push(store.stop);
       record.mongodbUri = store.uri;
       ports.store = store.port;
     }
-    if (config.temporalAddress) record.temporalAddress = config.temporalAddress;
-    else {
+    if (!config.temporalAddress) {
       logger.info('starting the embedded Temporal dev server');
       const temporal = await startEmbeddedTemporal({
         dbFile: paths.temporalDb, port: await reuse(before.temporal), uiPort: await reuse(before.temporalUi), logFile: paths.log('temporal'),
@@ -52,8 +53,7 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
       ports.temporal = temporal.ports.grpc;
       ports.temporalUi = temporal.ports.ui;
     }
-    if (config.smtpRelayUrl) record.smtpRelayUrl = config.smtpRelayUrl;
-    else {
+    if (!config.smtpRelayUrl) {
       logger.info('starting the local mail sink (maildev)');
       const sink = await startMailSink({
         dir: paths.mailDir, smtpPort: await reuse(before.mailSmtp), webPort: await reuse(before.mailUi), logFile: paths.log('mail-sink'),
@@ -93,11 +93,12 @@ async function main() {
 
 /** The API, the SMTP listener and the worker, on top of a started stack. */
 async function runHerald(config: Config, logger: Logger, stack: { record: StackRecord; stop: Stop }) {
-  const services = await connectServices(config, { mongodbUri: stack.record.mongodbUri!, temporalAddress: stack.record.temporalAddress! });
+  const addresses = resolveServiceAddresses(config);
+  const services = await connectServices(config, addresses);
 
   const { worker, close: closeWorker } = await createHeraldWorker({
-    store: services.store, temporalAddress: stack.record.temporalAddress!, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: stack.record.smtpRelayUrl!, mtaHost: config.mtaHost, logger,
+    store: services.store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
+    relayUrl: addresses.smtpRelayUrl!, mtaHost: config.mtaHost, logger,
   });
   const workerRun = worker.run();
   const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
@@ -131,7 +132,7 @@ function printBanner(config: Config, record: StackRecord, demo?: { account: stri
     'Herald is running',
     `  API            http://${host}:${config.apiPort}   (transactional: POST /v1/mail/send)`,
     `  SMTP           ${host}:${config.smtpPort}   (AUTH LOGIN, user "apikey", password: a transactional key)`,
-    `  Temporal UI    ${record.temporalUiUrl ?? `(external Temporal at ${record.temporalAddress})`}`,
+    `  Temporal UI    ${record.temporalUiUrl ?? `(external Temporal at ${config.temporalAddress})`}`,
     `  Mail UI        ${record.mailUiUrl ?? '(mail goes to SMTP_RELAY_URL)'}`,
     `  Data folder    ${config.dataDir}`,
   ];

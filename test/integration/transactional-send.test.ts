@@ -131,6 +131,21 @@ describe('POST /v1/mail/send', () => {
     expect(String(event.message)).toContain('550');
   });
 
+  it('never lets CR/LF in the subject or names add a header or a recipient', async () => {
+    const before = herald.sink.received.length;
+    const body = {
+      ...minimal('safe@example.net'),
+      subject: 'Hi\r\nBcc: victim@example.org',
+      from: { email: 'shop@example.com', name: 'Shop\r\nX-Injected: yes' },
+    };
+    expect((await send(body)).status).toBe(202);
+    const [mail] = (await herald.sink.waitFor(before + 1)).slice(before);
+    expect(mail.rcptTo).toEqual(['safe@example.net']);
+    expect(mail.parsed.headers.has('bcc')).toBe(false);
+    expect(mail.parsed.headers.has('x-injected')).toBe(false);
+    expect(mail.parsed.subject).toContain('victim@example.org'); // kept as text of the subject, on one line
+  });
+
   it('accepts the key with a lowercase scheme and without a scheme, as existing clients send it', async () => {
     expect((await send(minimal('a@example.net'), { authorization: `bearer ${account.transactionalKey}` })).status).toBe(202);
     expect((await send(minimal('b@example.net'), { authorization: account.transactionalKey })).status).toBe(202);
@@ -206,6 +221,13 @@ describe('bad input', () => {
   it('treats null as absent (the Java SDK sends unset fields as null)', async () => {
     const response = await send({ ...minimal('null@example.net'), reply_to: null, batch_code: null, template_id: null });
     expect(response.status).toBe(202);
+  });
+
+  it('refuses a body over the 10MB limit with bad_request', async () => {
+    const big = { ...minimal('big@example.net'), content: { text: 'x'.repeat(11 * 1024 * 1024) } };
+    const response = await send(big);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as Json).error).toEqual({ status: 400, type: 'bad_request', message: expect.stringContaining('10MB') });
   });
 
   it('answers bad_request for malformed JSON and for another content type', async () => {
