@@ -237,6 +237,8 @@ describe('docker/Dockerfile', () => {
     const env = final.filter((l) => l.startsWith('ENV ')).join(' ');
     expect(env).toMatch(/NODE_ENV=production/);
     expect(env).toMatch(/HERALD_BIND_HOST=0\.0\.0\.0/);
+    // Workers load the bundle built in the build stage instead of bundling at every start.
+    expect(env).toMatch(/HERALD_WORKFLOW_BUNDLE=\/app\/dist\/workflow-bundle\.js/);
     const copies = final.filter((l) => l.startsWith('COPY '));
     expect(copies.map((l) => l.split(/\s+/).at(-1)).sort()).toEqual(['./bin', './dist', './node_modules', './package.json']);
     expect(final.at(-1)).toBe('CMD ["node", "dist/api/main.js"]');

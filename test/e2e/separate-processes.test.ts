@@ -1,0 +1,84 @@
+// Production topology: api, smtp and worker each as its own process (as in docker/compose.yaml),
+// configured only by environment variables, against the suite's Temporal and store.
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import { newId } from '../../core/ids';
+import { freePort, waitForPort } from '../../infra/ports';
+import { startSmtpSink } from '../support/smtp-sink';
+
+const root = path.resolve(__dirname, '../..');
+const processes: Record<string, ChildProcess> = {};
+const outputs: Record<string, string> = {};
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+let env: NodeJS.ProcessEnv;
+let apiPort: number;
+let smtpPort: number;
+
+function startProcess(name: string, script: string) {
+  outputs[name] = '';
+  const child = spawn(process.execPath, [path.join(root, script)], { env, cwd: root });
+  child.stdout!.on('data', (chunk) => { outputs[name] += chunk; });
+  child.stderr!.on('data', (chunk) => { outputs[name] += chunk; });
+  processes[name] = child;
+}
+
+function stopProcess(name: string): Promise<number | null> {
+  const child = processes[name];
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  apiPort = await freePort();
+  smtpPort = await freePort();
+  const database = `herald_procs_${newId().slice(0, 8)}`;
+  env = {
+    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: process.env.MONGODB_URI, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    SMTP_RELAY_URL: sink.url, HERALD_API_PORT: String(apiPort), HERALD_SMTP_PORT: String(smtpPort),
+    HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test',
+  };
+  startProcess('api', 'dist/api/main.js');
+  startProcess('smtp', 'dist/smtp/main.js');
+  startProcess('worker', 'dist/worker.js');
+  await Promise.all([waitForPort('127.0.0.1', apiPort, 30000, 'api'), waitForPort('127.0.0.1', smtpPort, 30000, 'smtp')]);
+}, 60000);
+
+afterAll(async () => {
+  for (const child of Object.values(processes)) if (child.exitCode === null) child.kill('SIGKILL');
+  await sink?.close();
+});
+
+it('sends over HTTP and SMTP through separately running api, smtp and worker processes', async () => {
+  const created = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [path.join(root, 'bin/herald.js'), 'account', 'create', 'procs'], { env }, (error, stdout) =>
+      (error ? reject(error) : resolve(stdout)));
+  });
+  const { transactionalKey } = JSON.parse(created);
+
+  const response = await fetch(`http://127.0.0.1:${apiPort}/v1/mail/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${transactionalKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ from: { email: 'a@example.com' }, subject: 'over http', content: { text: 't' }, recipients: [{ to: { email: 'h@example.net' } }] }),
+  });
+  expect(response.status).toBe(202);
+
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true, auth: { user: 'apikey', pass: transactionalKey } });
+  await transport.sendMail({ from: 'a@example.com', to: 's@example.net', subject: 'over smtp', text: 't' });
+  transport.close();
+
+  const mails = await sink.waitFor(2, 60000);
+  expect(mails.map((m) => m.parsed.subject).sort()).toEqual(['over http', 'over smtp']);
+  expect(mails.find((m) => m.parsed.subject === 'over http')!.parsed.messageId).toMatch(/@mx\.herald\.test>$/);
+  // JSON logs with a request id, and no key in them.
+  expect(outputs.api).toMatch(/"requestId":"[0-9a-f-]{36}".*"msg":"send accepted"/);
+  expect(Object.values(outputs).join('')).not.toContain(transactionalKey);
+}, 90000);
+
+it('each process stops cleanly on SIGTERM', async () => {
+  expect(await Promise.all(['api', 'smtp', 'worker'].map(stopProcess))).toEqual([0, 0, 0]);
+}, 60000);
