@@ -10,9 +10,10 @@ import { createLogger, type Logger } from './core/logger';
 import { connectServices, listen, onShutdownSignal } from './core/services';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
+import { stopLeftovers } from './infra/leftovers';
 import { isListening } from './infra/ports';
 import {
-  markStackStopped, previousPorts, readStackRecord, resolveServiceAddresses, writeStackRecord, type StackRecord,
+  markStackStopped, readRecordFile, readStackRecord, resolveServiceAddresses, writeStackRecord, type StackRecord,
 } from './infra/stack-record';
 import { startEmbeddedStore } from './infra/store';
 import { startEmbeddedTemporal } from './infra/temporal';
@@ -29,16 +30,21 @@ async function reuse(port: number | undefined): Promise<number | undefined> {
 /** Starts what the environment does not configure; returns the addresses and how to stop them. */
 async function startEmbeddedStack(config: Config, logger: Logger) {
   const paths = embeddedPaths(config.dataDir);
-  const before = previousPorts(config.dataDir);
+  const previous = readRecordFile(config.dataDir);
+  const leftovers = await stopLeftovers(previous);
+  if (leftovers.length > 0) logger.warn({ leftovers }, 'ended embedded services left running by an earlier start');
+  const before = previous?.ports ?? {};
   const stops: Stop[] = [];
-  const record: StackRecord = { pid: process.pid, ports: {} };
+  const record: StackRecord = { pid: process.pid, ports: {}, children: {} };
   const ports = record.ports!;
+  const children = record.children!;
   try {
     // Only embedded services are recorded: configured addresses (maybe with passwords) stay in the environment.
     if (!config.mongodbUri) {
       logger.info('starting the embedded store (mongo-java-server)');
       const store = await startEmbeddedStore({ file: paths.storeFile, port: await reuse(before.store), logFile: paths.log('store') });
       stops.push(store.stop);
+      children.store = store.pid;
       record.mongodbUri = store.uri;
       ports.store = store.port;
     }
@@ -48,6 +54,7 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
         dbFile: paths.temporalDb, port: await reuse(before.temporal), uiPort: await reuse(before.temporalUi), logFile: paths.log('temporal'),
       });
       stops.push(temporal.stop);
+      children.temporal = temporal.pid;
       record.temporalAddress = temporal.address;
       record.temporalUiUrl = temporal.uiUrl;
       ports.temporal = temporal.ports.grpc;
@@ -59,6 +66,7 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
         dir: paths.mailDir, smtpPort: await reuse(before.mailSmtp), webPort: await reuse(before.mailUi), logFile: paths.log('mail-sink'),
       });
       stops.push(sink.stop);
+      children.mailSink = sink.pid;
       record.smtpRelayUrl = sink.smtpUrl;
       record.mailUiUrl = sink.webUrl;
       ports.mailSmtp = sink.smtpPort;

@@ -12,6 +12,8 @@ export interface MailSinkOptions {
 }
 
 export interface MailSink {
+  /** Process id, recorded so a later start can end what a crashed one left running. */
+  pid: number;
   smtpPort: number;
   webPort: number;
   /** Give this to Herald as SMTP_RELAY_URL. */
@@ -88,6 +90,7 @@ export async function startMailSink(opts: MailSinkOptions): Promise<MailSink> {
     smtpUrl: `smtp://${HOST}:${smtpPort}`,
     webUrl: `http://${HOST}:${webPort}`,
     // maildev closes both servers on SIGTERM; messages are already on disk.
+    pid: child.process.pid ?? 0,
     stop: () => child.stop(5000),
   };
 }

@@ -14,6 +14,8 @@ export interface StackRecord {
   smtpRelayUrl?: string;
   mailUiUrl?: string;
   ports?: Record<string, number>;
+  /** Process ids of the embedded services (see leftovers.ts). */
+  children?: Record<string, number>;
 }
 
 const fileOf = (dataDir: string) => path.join(dataDir, 'stack.json');
@@ -35,12 +37,8 @@ export function markStackStopped(dataDir: string): void {
   if (record) writeStackRecord(dataDir, { pid: 0, ports: record.ports });
 }
 
-/** The ports recorded by the last start, to reuse them when still free (stable URLs). */
-export function previousPorts(dataDir: string): Record<string, number> {
-  return readRecordFile(dataDir)?.ports ?? {};
-}
-
-function readRecordFile(dataDir: string): StackRecord | undefined {
+/** The record as the last start left it, running or not (ports to reuse, leftovers to end). */
+export function readRecordFile(dataDir: string): StackRecord | undefined {
   try {
     return JSON.parse(fs.readFileSync(fileOf(dataDir), 'utf8')) as StackRecord;
   } catch {

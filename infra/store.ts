@@ -148,6 +148,8 @@ export async function installStore(): Promise<void> {
 }
 
 export interface EmbeddedStore {
+  /** Process id, recorded so a later start can end what a crashed one left running. */
+  pid: number;
   /** `mongodb://127.0.0.1:<port>/`; the database name is chosen by the caller. */
   uri: string;
   port: number;
@@ -203,6 +205,7 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
   return {
     uri: `mongodb://${HOST}:${port}/`,
     port,
+    pid: child.process.pid ?? 0,
     stop: () => child.stop(20_000),
   };
 }

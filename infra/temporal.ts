@@ -10,6 +10,8 @@ import { freePort, waitForPort } from './ports';
 import { temporalCliPath } from './python-tools';
 
 export interface EmbeddedTemporal {
+  /** Process id, recorded so a later start can end what a crashed one left running. */
+  pid: number;
   address: string;
   namespace: string;
   uiUrl: string;
@@ -94,6 +96,7 @@ export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions): Prom
     namespace: NAMESPACE,
     uiUrl: `http://${HOST}:${ports.ui}`,
     ports,
+    pid: child.process.pid ?? 0,
     stop: () => child.stop(),
   };
 }

@@ -146,4 +146,21 @@ describe('npm start on a fresh data folder', () => {
     expect(subjects.sort()).toEqual(['Hello', 's', 's']);
     expect(await stopHerald()).toBe(0);
   }, 120000);
+
+  it('after a crash (SIGKILL), the next start ends the services it left running and comes up', async () => {
+    await startHerald();
+    const { children } = JSON.parse(fs.readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { children: Record<string, number> };
+    expect(Object.keys(children).sort()).toEqual(['mailSink', 'store', 'temporal']);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    expect(Object.values(children).every(alive)).toBe(true); // orphans hold the store's file lock
+
+    await startHerald();
+    expect(output).toContain('ended embedded services left running by an earlier start');
+    expect(Object.values(children).some(alive)).toBe(false);
+    expect((await sendAs(transactionalKey)).status).toBe(202);
+    expect(await stopHerald()).toBe(0);
+  }, 120000);
 });
