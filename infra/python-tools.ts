@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { findExecutable, isExecutable } from './executables';
 import { toolsDir } from './paths';
 
 const run = promisify(execFile);
@@ -27,15 +28,6 @@ const HOW_TO_AVOID =
   'Install python3 with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv), ' +
   'or point Herald at existing tools: TEMPORAL_ADDRESS for a running Temporal, ' +
   'TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH for binaries you already have.';
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function installed(): boolean {
   return isExecutable(venvCli) && isExecutable(venvTestServer) && readPins() === PINS.join('\n');
@@ -94,18 +86,6 @@ async function doInstall(): Promise<void> {
   fs.writeFileSync(pinsFile, PINS.join('\n') + '\n');
 }
 
-function onPath(name: string): string | null {
-  const names = isWindows ? [`${name}.exe`, `${name}.cmd`] : [name];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    for (const n of names) {
-      const candidate = path.join(dir, n);
-      if (isExecutable(candidate)) return candidate;
-    }
-  }
-  return null;
-}
-
 /** An env override must be right: silently falling back would hide a misconfiguration. */
 function fromEnv(variable: string): string | null {
   const value = process.env[variable];
@@ -116,7 +96,7 @@ function fromEnv(variable: string): string | null {
 
 /** The `temporal` CLI: TEMPORAL_CLI_PATH → PATH → project venv → install into the venv. */
 export async function temporalCliPath(): Promise<string> {
-  const found = fromEnv('TEMPORAL_CLI_PATH') ?? onPath('temporal');
+  const found = fromEnv('TEMPORAL_CLI_PATH') ?? findExecutable('temporal');
   if (found) return found;
   await installTemporalTools();
   if (isExecutable(venvCli)) return venvCli;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startChild, tailOf } from './child';
+import { findExecutable } from './executables';
 import { projectRoot, toolsDir } from './paths';
 import { freePort, isListening, waitForPort } from './ports';
 
@@ -24,21 +25,7 @@ const lockDir = path.join(storeDir, '.install.lock');
 
 /** A JDK tool: from JAVA_HOME when set (as Maven does), else from PATH; null when absent. */
 function findTool(name: string): string | null {
-  const dirs = [
-    ...(process.env.JAVA_HOME && name !== 'mvn' ? [path.join(process.env.JAVA_HOME, 'bin')] : []),
-    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean),
-  ];
-  const names = process.platform === 'win32' ? [`${name}.exe`, `${name}.cmd`] : [name];
-  for (const dir of dirs) {
-    for (const n of names) {
-      const candidate = path.join(dir, n);
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        if (fs.statSync(candidate).isFile()) return candidate;
-      } catch { /* not here */ }
-    }
-  }
-  return null;
+  return findExecutable(name, process.env.JAVA_HOME && name !== 'mvn' ? [path.join(process.env.JAVA_HOME, 'bin')] : []);
 }
 
 function requireTools<T extends string>(...names: T[]): Record<T, string> {
