@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ObjectId } from 'mongodb';
 import type { Transporter } from 'nodemailer';
 import { buildEvent, recordEvents } from '../core/events';
 import type { EventDoc, MessageDoc, Store } from '../core/store';
@@ -19,7 +20,7 @@ export const REQUEST_NOT_FOUND = 'RequestNotFound';
 export function createTransactionalActivities(deps: TransactionalDeps) {
   const { store, transport, mtaHost } = deps;
 
-  /** The request's messages that the send ledger does not show as done yet. */
+  /** The request's messages that the send ledger does not show as done yet, and the events of those it does. */
   async function pendingMessages(input: TransactionalBatchInput) {
     const request = await store.sendRequests.findOne({ _id: input.requestId, account: input.account });
     // Only when the API's start timed out after Temporal took it: the client got 503 and retries.
@@ -27,13 +28,17 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
     const plan = planMessages(request, mtaHost);
     const done = await store.messages
       .find({ _id: { $in: plan.map((p) => p.mailId) }, account: input.account })
-      .project<{ _id: string }>({ _id: 1 })
+      .project<Pick<MessageDoc, '_id' | 'event'>>({ _id: 1, event: 1 })
       .toArray();
     const doneIds = new Set(done.map((d) => d._id));
-    return { pending: plan.filter((p) => !doneIds.has(p.mailId)), total: plan.length };
+    return { pending: plan.filter((p) => !doneIds.has(p.mailId)), doneEvents: done.map((d) => d.event), total: plan.length };
   }
 
-  /** Ledger row first (the unique _id decides), then the event (its track_id is deterministic too). */
+  /**
+   * One atomic write puts the outcome and its event in the ledger (the unique _id decides);
+   * then the event goes to the events collection. A crash between the two is mended by
+   * recordLedgerEvents on the retry.
+   */
   async function recordOutcome(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc) {
     const row: MessageDoc = {
       _id: message.mailId,
@@ -44,15 +49,25 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
       status,
       relayResponse,
       sentAt: new Date(event.timestamp),
+      event,
     };
     await store.messages.updateOne({ _id: row._id, account: row.account }, { $setOnInsert: row }, { upsert: true });
     await recordEvents(store, [event]);
   }
 
+  /**
+   * On a retry, events of messages the ledger already has may be missing (crash after the
+   * ledger write): store them again. Known track_ids are skipped; fresh _ids keep the cursor order.
+   */
+  async function recordLedgerEvents(events: EventDoc[]) {
+    await recordEvents(store, events.map((event) => ({ ...event, _id: new ObjectId() })));
+  }
+
   return {
     /** Sends every message of the request that the ledger does not already show as sent. */
     async sendAcceptedRequest(input: TransactionalBatchInput): Promise<{ sent: number; failed: number }> {
-      const { pending, total } = await pendingMessages(input);
+      const { pending, doneEvents, total } = await pendingMessages(input);
+      await recordLedgerEvents(doneEvents);
       let sent = total - pending.length;
       let failed = 0;
       for (const message of pending) {
@@ -79,7 +94,8 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
 
     /** After retries ran out: every unsent message gets a soft bounce event, so none is silently lost. */
     async recordUnsentAsFailed(input: TransactionalBatchInput & { reason: string }): Promise<{ sent: number; failed: number }> {
-      const { pending, total } = await pendingMessages(input);
+      const { pending, doneEvents, total } = await pendingMessages(input);
+      await recordLedgerEvents(doneEvents);
       const at = new Date();
       for (const message of pending) {
         const bounce = buildEvent('track.mail.bounced', message.subject, at, 'gave-up', {

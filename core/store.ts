@@ -27,6 +27,8 @@ export interface MessageDoc {
   status: 'sent' | 'failed';
   relayResponse: string;
   sentAt: Date;
+  /** The outcome's event, written with the row so a crash before the event insert loses nothing. */
+  event: EventDoc;
 }
 
 /** A tracking event with exactly the spec's fields, plus `_id` (the cursor order). */
