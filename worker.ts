@@ -1,7 +1,7 @@
 import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createTransactionalActivities } from './activities/transactional';
 import { loadConfig } from './core/config';
-import { createLogger, type Logger } from './core/logger';
+import { createLogger } from './core/logger';
 import { connectStore, type Store } from './core/store';
 import { createRelayTransport } from './core/transport';
 import { resolveServiceAddresses } from './infra/stack-record';
@@ -13,7 +13,6 @@ export interface WorkerDeps {
   taskQueue: string;
   relayUrl: string;
   mtaHost: string;
-  logger: Logger;
 }
 
 /** The Docker image names its prebuilt bundle here; otherwise workflows are bundled at start. */
@@ -63,7 +62,7 @@ async function main() {
   const store = await connectStore(addresses.mongodbUri, config.mongodbDatabase);
   const { worker, close } = await createHeraldWorker({
     store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost, logger,
+    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost,
   });
   logger.info({ taskQueue: config.taskQueue }, 'worker started');
   await worker.run(); // returns after SIGINT/SIGTERM (the SDK handles both)

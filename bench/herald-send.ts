@@ -99,7 +99,7 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     teardown.defer('services', () => services.close());
     const { worker, close } = await createHeraldWorker({
       store: services.store, temporalAddress: temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-      relayUrl: sink.url, mtaHost: 'herald.bench', logger,
+      relayUrl: sink.url, mtaHost: 'herald.bench',
     });
     teardown.defer('herald worker connection', close);
     const running = worker.run();

@@ -1,10 +1,9 @@
 import { SMTPServer, SMTPServerOptions } from 'smtp-server';
 import type { Client } from '@temporalio/client';
-import { newId } from '../core/ids';
 import { findKey } from '../core/keys';
 import type { Logger } from '../core/logger';
 import type { Store } from '../core/store';
-import { startTransactionalBatch } from '../core/temporal';
+import { acceptSendRequest } from '../core/transactional/accept';
 import type { SmtpSubmission } from '../core/transactional/request';
 
 export interface SmtpDeps { store: Store; temporal: Client; taskQueue: string; logger: Logger }
@@ -47,15 +46,8 @@ export function createSmtpServer(deps: SmtpDeps): SMTPServer {
           rcptTo: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('latin1'), // byte-exact round trip
         };
-        const requestId = newId();
         try {
-          await deps.store.sendRequests.insertOne({ _id: requestId, account, source: 'smtp', body: submission, acceptedAt: new Date() });
-          try {
-            await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId });
-          } catch (error) {
-            await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
-            throw error;
-          }
+          const requestId = await acceptSendRequest(deps, { account, source: 'smtp', body: submission });
           deps.logger.info({ account, sendRequest: requestId, recipients: submission.rcptTo.length }, 'smtp message accepted');
           callback(null, `Queued as ${requestId}`);
         } catch (error) {

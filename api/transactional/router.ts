@@ -1,9 +1,8 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
-import { newId } from '../../core/ids';
 import type { Store } from '../../core/store';
-import { startTransactionalBatch } from '../../core/temporal';
+import { acceptSendRequest } from '../../core/transactional/accept';
 import { httpErrors } from '../errors';
 import { transactionalErrors } from '../middleware/transactional-errors';
 import { transactionalAuth } from './auth';
@@ -25,19 +24,11 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
     if (!ctx.is('application/json')) throw httpErrors.badRequest('Content-Type must be application/json');
     const body = validateSendBody(ctx.request.body);
     const account: string = ctx.state.account;
-    const requestId = newId();
+    let requestId: string;
     try {
-      await deps.store.sendRequests.insertOne({ _id: requestId, account, source: 'http', body, acceptedAt: new Date() });
+      requestId = await acceptSendRequest(deps, { account, source: 'http', body });
     } catch (error) {
-      ctx.state.log.error({ err: error }, 'could not record the send request');
-      throw httpErrors.unavailable();
-    }
-    try {
-      await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId });
-    } catch (error) {
-      ctx.state.log.error({ err: error, requestId }, 'could not start the send workflow');
-      // Nothing half-recorded: the client was told to retry, so the record goes.
-      await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
+      ctx.state.log.error({ err: error }, 'send request could not be accepted');
       throw httpErrors.unavailable();
     }
     ctx.state.log.info({ account, sendRequest: requestId, recipients: body.recipients.length }, 'send accepted');
