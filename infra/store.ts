@@ -142,6 +142,13 @@ export interface EmbeddedStore {
   port: number;
   /** SIGTERM (the store closes its file cleanly), SIGKILL only after a 20 s grace. */
   stop(): Promise<void>;
+  /** Settles when the store process ends, for whatever reason, so a caller can supervise it. */
+  exited: Promise<StoreExit>;
+}
+
+export interface StoreExit {
+  code: number | null;
+  signal: string | null;
 }
 
 /** Starts the embedded store on an H2 file, or with `file: null` on the memory backend. */
@@ -165,6 +172,11 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
       ...(file ? ['--file', file] : ['--memory']),
     ],
     logFile: opts.logFile,
+  });
+  // Taken now, so an exit during start-up is not missed; never rejects (a spawn error is an exit too).
+  const processExit = new Promise<StoreExit>((resolve) => {
+    child.process.once('exit', (code, signal) => resolve({ code, signal }));
+    child.process.once('error', () => resolve({ code: null, signal: null }));
   });
 
   // Fail fast when the JVM exits (file locked by another store, port taken) instead of
@@ -194,5 +206,6 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
     port,
     pid: child.process.pid ?? 0,
     stop: () => child.stop(20_000),
+    exited: processExit,
   };
 }
