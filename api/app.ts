@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from '../core/logger';
 import type { Store } from '../core/store';
 import { healthRouter } from './health';
+import { errorBoundary } from './middleware/error-boundary';
 import { requestContext } from './middleware/request-context';
 import { transactionalRouter } from './transactional/router';
 
@@ -11,11 +12,12 @@ export interface ApiDeps { store: Store; temporal: Client; taskQueue: string; na
 /** The HTTP application: every interface's router behind the shared middleware. */
 export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
-  app.silent = true; // errors are rendered and logged by each interface's middleware
+  app.silent = true; // every error is rendered and logged by the error boundary
   const health = healthRouter(deps);
   const transactional = transactionalRouter(deps);
   app.use(requestContext(deps.logger));
-  app.use(health.routes());
+  app.use(errorBoundary);
+  app.use(health.routes()).use(health.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
   return app;
 }

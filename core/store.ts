@@ -1,4 +1,4 @@
-import { Collection, Db, MongoClient, ObjectId } from 'mongodb';
+import { Binary, BSON, Collection, Db, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId } from 'mongodb';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -8,12 +8,19 @@ export type KeyKind = 'api' | 'transactional';
 /** An API key, stored only as the SHA-256 of the key (keys are long random strings). */
 export interface KeyDoc { _id: string; account: string; kind: KeyKind; hint: string; createdAt: Date }
 
-/** An accepted transactional request: the claim check the workflow receives the id of. */
+/**
+ * An accepted transactional request: the claim check the workflow receives the id of. What the
+ * client sent is kept as one opaque string (plus the raw bytes of an SMTP message), never as
+ * documents whose shape the client chose (see core/transactional/request.ts).
+ */
 export interface SendRequestDoc {
   _id: string;
   account: string;
   source: 'http' | 'smtp';
-  body: unknown;
+  /** JSON of the validated body (http) or of the envelope (smtp). */
+  payload: string;
+  /** The SMTP message as received. */
+  raw?: Binary;
   acceptedAt: Date;
 }
 
@@ -102,4 +109,15 @@ export function databaseInUri(uri: string): string | undefined {
 /** True for MongoDB's duplicate-key error (a unique index decided). */
 export function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}
+
+/**
+ * What a failed store call means for the caller: `unstorable` when the driver refused to
+ * encode a value (the client sent it), `outage` for any other driver or server error (the
+ * store is down, closed or refusing: retry later), undefined when it is not a store error.
+ */
+export function storeFaultKind(error: unknown): 'unstorable' | 'outage' | undefined {
+  if (error instanceof BSON.BSONError || error instanceof MongoInvalidArgumentError) return 'unstorable';
+  if (error instanceof MongoError) return 'outage';
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import {
-  Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
+  Client, Connection, isGrpcServiceError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
 } from '@temporalio/client';
 import { searchAttributeKeys, workflowIds } from '../workflows/names';
 import type { TransactionalBatchInput } from '../workflows/transactional-batch';
@@ -39,4 +39,9 @@ export async function startTransactionalBatch(
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   return workflowId;
+}
+
+/** True for errors of the Temporal service or of the connection to it (the caller answers 503). */
+export function isTemporalFault(error: unknown): boolean {
+  return error instanceof ServiceError || isGrpcServiceError(error);
 }

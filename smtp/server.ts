@@ -5,11 +5,14 @@ import type { Logger } from '../core/logger';
 import type { Store } from '../core/store';
 import { acceptSendRequest } from '../core/transactional/accept';
 import type { SmtpSubmission } from '../core/transactional/request';
+import { smtpReply, smtpReplyFor } from './replies';
 
 export interface SmtpDeps { store: Store; temporal: Client; taskQueue: string; logger: Logger }
 
 /** The spec's 10MB limit for a transactional request applies to SMTP messages too. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** As many recipients as one HTTP request may have. */
+export const MAX_RECIPIENTS = 1000;
 
 /**
  * The SMTP submission listener: AUTH LOGIN with username `apikey` and the transactional key
@@ -28,31 +31,40 @@ export function createSmtpServer(deps: SmtpDeps): SMTPServer {
     async onAuth(auth, _session, callback) {
       try {
         const record = auth.username === 'apikey' && auth.password ? await findKey(deps.store, auth.password, 'transactional') : null;
-        if (!record) return callback(Object.assign(new Error('Invalid username or API key'), { responseCode: 535 }));
+        if (!record) return callback(smtpReply(535, 'Invalid username or API key'));
         callback(null, { user: record.account });
       } catch (error) {
         deps.logger.error({ err: error }, 'smtp auth failed');
-        callback(Object.assign(new Error('Temporary authentication failure'), { responseCode: 454 }));
+        callback(smtpReply(454, 'Temporary authentication failure'));
       }
     },
+    onRcptTo(_address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpReply(452, `Too many recipients (at most ${MAX_RECIPIENTS})`));
+      callback();
+    },
     onData(stream, session, callback) {
+      // Keep at most the limit: past it the rest is read off the socket and dropped.
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes <= MAX_MESSAGE_BYTES) chunks.push(chunk);
+      });
       stream.on('end', async () => {
-        if (stream.sizeExceeded) return callback(Object.assign(new Error('Message exceeds the 10MB limit'), { responseCode: 552 }));
+        if (stream.sizeExceeded || bytes > MAX_MESSAGE_BYTES) return callback(smtpReply(552, 'Message exceeds the 10MB limit'));
         const account = String(session.user);
         const submission: SmtpSubmission = {
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           rcptTo: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('latin1'), // byte-exact round trip
+          raw: Buffer.concat(chunks),
         };
         try {
-          const requestId = await acceptSendRequest(deps, { account, source: 'smtp', body: submission });
+          const requestId = await acceptSendRequest(deps, { account, source: 'smtp', submission });
           deps.logger.info({ account, sendRequest: requestId, recipients: submission.rcptTo.length }, 'smtp message accepted');
           callback(null, `Queued as ${requestId}`);
         } catch (error) {
           deps.logger.error({ err: error }, 'smtp message could not be queued');
-          callback(Object.assign(new Error('Temporary failure, please retry'), { responseCode: 451 }));
+          callback(smtpReplyFor(error));
         }
       });
     },

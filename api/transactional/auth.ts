@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { findKey } from '../../core/keys';
 import type { Store } from '../../core/store';
-import { httpErrors } from '../errors';
+import { errors } from '../../core/errors';
 
 /**
  * Authenticates a transactional key. Accepts `Bearer <key>`, `bearer <key>` (Java SDK) and
@@ -10,9 +10,9 @@ import { httpErrors } from '../errors';
 export function transactionalAuth(store: Store) {
   return async (ctx: Context, next: Next) => {
     const key = keyFromHeader(ctx.get('authorization'));
-    if (!key) throw httpErrors.unauthorized('Missing API key: send "Authorization: Bearer <transactional key>"');
+    if (!key) throw errors.unauthorized('Missing API key: send "Authorization: Bearer <transactional key>"');
     const record = await findKey(store, key, 'transactional');
-    if (!record) throw httpErrors.unauthorized('Invalid API key');
+    if (!record) throw errors.unauthorized('Invalid API key');
     ctx.state.account = record.account;
     await next();
   };

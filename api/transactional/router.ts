@@ -1,40 +1,38 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
+import type { Context, Next } from 'koa';
+import { errors } from '../../core/errors';
 import type { Store } from '../../core/store';
 import { acceptSendRequest } from '../../core/transactional/accept';
-import { httpErrors } from '../errors';
-import { transactionalErrors } from '../middleware/transactional-errors';
+import { readBody } from '../middleware/body';
 import { transactionalAuth } from './auth';
 import { validateSendBody } from './validate-send';
 
 /** The spec's 10MB request limit, attachments included. */
-const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: '10mb', encoding: 'utf-8' });
+export const SEND_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
 export interface TransactionalDeps { store: Store; temporal: Client; taskQueue: string }
 
-/** The transactional HTTP API under /v1. */
+/** The transactional HTTP API under /v1. Errors are rendered in its shape by the app's error boundary. */
 export function transactionalRouter(deps: TransactionalDeps): Router {
   const router = new Router({ prefix: '/v1' });
-  // Authenticate before reading up to 10 MB of body.
-  router.use(transactionalErrors, transactionalAuth(deps.store), jsonBody);
 
   // Validate, record the accepted request, start its workflow; 202 only once Temporal has it.
-  router.post('/mail/send', async (ctx) => {
-    if (!ctx.is('application/json')) throw httpErrors.badRequest('Content-Type must be application/json');
+  // Authenticate before reading up to 10 MB of body.
+  router.post('/mail/send', transactionalAuth(deps.store), requireJson, readBody({ types: ['json'], limitBytes: SEND_BODY_LIMIT_BYTES }), async (ctx) => {
     const body = validateSendBody(ctx.request.body);
     const account: string = ctx.state.account;
-    let requestId: string;
-    try {
-      requestId = await acceptSendRequest(deps, { account, source: 'http', body });
-    } catch (error) {
-      ctx.state.log.error({ err: error }, 'send request could not be accepted');
-      throw httpErrors.unavailable();
-    }
+    const requestId = await acceptSendRequest(deps, { account, source: 'http', body });
     ctx.state.log.info({ account, sendRequest: requestId, recipients: body.recipients.length }, 'send accepted');
     ctx.status = 202;
     ctx.body = { success: true, data: '' };
   });
 
   return router;
+}
+
+/** The spec names application/json the only accepted type, and its error table has no 415. */
+async function requireJson(ctx: Context, next: Next) {
+  if (!ctx.is('json')) throw errors.badRequest('Content-Type must be application/json');
+  await next();
 }

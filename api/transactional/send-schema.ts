@@ -1,9 +1,12 @@
-// JSON schema of POST /v1/mail/send, with the spec's limits. Unknown keys are allowed
-// (existing SDKs send a few undocumented ones); null means absent (stripped before this).
+// JSON schema of POST /v1/mail/send, with the spec's limits. Keys the schema does not name are
+// dropped (existing SDKs send a few undocumented ones), so what is stored is only what Herald
+// validated; free-form parts (substitutions) are bounded by the door's structure limits.
+// null means absent (stripped before this).
 
 const address = (nameMax: number) => ({
   type: 'object',
   required: ['email'],
+  additionalProperties: false,
   properties: {
     email: { type: 'string', format: 'email', maxLength: 320 },
     name: { type: 'string', maxLength: nameMax },
@@ -11,18 +14,20 @@ const address = (nameMax: number) => ({
 }) as const;
 
 const addressList = { type: 'array', maxItems: 10, items: address(100) } as const;
-const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const tagList = { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 100 } } as const;
 const KB300 = 300 * 1024;
 
 export const sendSchema = {
   type: 'object',
   required: ['from', 'subject', 'content', 'recipients'],
+  additionalProperties: false,
   properties: {
     from: address(100),
     reply_to: address(100),
     subject: { type: 'string', minLength: 1, maxLength: 200 },
     content: {
       type: 'object',
+      additionalProperties: false,
       properties: {
         html: { type: 'string', maxLength: KB300 },
         text: { type: 'string', maxLength: KB300 },
@@ -31,7 +36,7 @@ export const sendSchema = {
     headers: {
       type: 'object',
       maxProperties: 10,
-      propertyNames: { pattern: '^[!-9;-~]{1,900}$' }, // RFC 5322 field name, spec's 900 limit
+      propertyNames: { maxLength: 900 }, // the spec's limit; allowed names are checked in validate-send
       additionalProperties: { type: 'string', maxLength: 50, pattern: '^[^\\r\\n]*$' },
     },
     recipients: {
@@ -41,18 +46,19 @@ export const sendSchema = {
       items: {
         type: 'object',
         required: ['to'],
+        additionalProperties: false,
         properties: {
           to: address(100),
           cc: addressList,
           bcc: addressList,
           substitutions: { type: 'object' },
-          custom_args: stringMap,
-          tags: { type: 'array', items: { type: 'string' } },
+          custom_args: { type: 'object', additionalProperties: { type: 'string' } },
+          tags: tagList, // the spec bounds batch tags; a recipient's get the same bounds
         },
       },
     },
     substitutions: { type: 'object' },
-    tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 100 } },
+    tags: tagList,
     batch_code: { type: 'string', maxLength: 30 },
   },
 } as const;

@@ -1,38 +1,58 @@
 import Ajv, { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
+import { isAllowedCustomHeader } from '../../core/transactional/headers';
 import type { SendRequestBody } from '../../core/transactional/request';
-import { httpErrors, ValidationCode } from '../errors';
 import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 
-const ajv = new Ajv({ allErrors: true, strict: true });
+// removeAdditional: keys the schema does not name are dropped, never stored.
+const ajv = new Ajv({ allErrors: true, strict: true, removeAdditional: true });
 addFormats(ajv, ['email']);
 const validateSchema = ajv.compile(sendSchema);
 
 /**
- * Validates a send body and returns it normalised (nulls removed, batch_code cleaned).
- * Throws a validation_error whose `errors` maps field paths (from.email, recipients[0].to.email)
- * to the spec's codes.
+ * Validates a send body and returns it normalised (nulls and unknown keys removed, batch_code
+ * cleaned). Throws a validation_error whose fields map paths (from.email, recipients[0].to.email)
+ * to the spec's codes. The body has passed the door's structure limits, so recursion is bounded.
  */
 export function validateSendBody(raw: unknown): SendRequestBody {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw httpErrors.badRequest('Request body must be a JSON object');
+    throw errors.badRequest('Request body must be a JSON object');
   }
   const body = withoutNulls(raw) as Record<string, unknown>;
-  const errors: Record<string, ValidationCode> = {};
+  const fields: Record<string, FieldError> = {};
+  const add = (field: string, code: ValidationCode, message?: string) => { fields[field] ??= fieldError(code, message); };
+
+  // Before the schema drops unknown keys: these are known, and not honoured yet.
+  for (const field of NOT_YET_SUPPORTED) {
+    if (isPresent(body[field])) add(field, 'invalid_value', 'Not supported yet by this server');
+  }
   if (!validateSchema(body)) {
-    for (const error of validateSchema.errors ?? []) {
-      const [field, code] = describe(error);
-      errors[field] ??= code;
-    }
+    for (const error of validateSchema.errors ?? []) add(...describe(error));
   }
   const content = body.content as { html?: unknown; text?: unknown } | undefined;
-  if (content && typeof content === 'object' && !content.html && !content.text) errors.content ??= 'required_at_least_one';
-  for (const field of NOT_YET_SUPPORTED) if (field in body) errors[field] ??= 'invalid_value';
-  if (Object.keys(errors).length > 0) throw httpErrors.validation(errors);
+  if (content && typeof content === 'object' && !content.html && !content.text) add('content', 'required_at_least_one');
+  const headers = body.headers;
+  if (headers && typeof headers === 'object') {
+    for (const name of Object.keys(headers)) {
+      if (!isAllowedCustomHeader(name)) {
+        add(`headers.${name}`, 'invalid_value', 'Only X- headers and List-Id, List-Help, List-Archive, List-Owner, List-Post, References, In-Reply-To, Keywords, Comments may be set');
+      }
+    }
+  }
+  if (Object.keys(fields).length > 0) throw errors.validation(fields);
 
   const valid = body as unknown as SendRequestBody;
   if (valid.batch_code !== undefined) valid.batch_code = valid.batch_code.replace(/[^a-z0-9]/g, '');
   return valid;
+}
+
+/** The Java SDK sends unset collections as [] or {}: those mean absent too. */
+function isPresent(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
+  return true;
 }
 
 function describe(error: ErrorObject): [string, ValidationCode] {
@@ -72,7 +92,7 @@ function withoutNulls(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    if (child !== null && key !== '__proto__') out[key] = withoutNulls(child);
+    if (child !== null) out[key] = withoutNulls(child);
   }
   return out;
 }

@@ -2,7 +2,7 @@ import type { SendMailOptions } from 'nodemailer';
 import type { EventSubject } from '../events';
 import { derivedId } from '../ids';
 import type { SendRequestDoc } from '../store';
-import { batchId, type Address, type SendRequestBody, type SmtpSubmission } from './request';
+import { batchId, readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
 
 /** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
 export interface PlannedMessage {
@@ -20,8 +20,8 @@ export function messageIdOf(mailId: string, mtaHost: string): string {
 /** Every message of an accepted request, with ids derived from the request (stable across retries). */
 export function planMessages(request: SendRequestDoc, mtaHost: string): PlannedMessage[] {
   return request.source === 'smtp'
-    ? planSmtp(request, request.body as SmtpSubmission, mtaHost)
-    : planHttp(request, request.body as SendRequestBody, mtaHost);
+    ? planSmtp(request, readSmtpSubmission(request), mtaHost)
+    : planHttp(request, readHttpBody(request), mtaHost);
 }
 
 function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
@@ -67,7 +67,7 @@ function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: strin
 }
 
 function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, mtaHost: string): PlannedMessage[] {
-  const raw = Buffer.from(submission.raw, 'latin1');
+  const { raw } = submission;
   return submission.rcptTo.map((email, index) => {
     const mailId = derivedId('mail', request._id, String(index));
     return {

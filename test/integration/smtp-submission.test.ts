@@ -30,10 +30,11 @@ describe('SMTP submission on the listener', () => {
   });
 
   it('refuses a wrong key with 535 and queues nothing', async () => {
+    const before = await herald.services.store.sendRequests.countDocuments({ account: account.account });
     const transport = client(`${account.account}-tr-wrongwrongwrongwrongwrongwrong12`);
     await expect(transport.sendMail({ from: 'app@example.com', to: 'x@example.net', subject: 'no', text: 'no' }))
       .rejects.toMatchObject({ responseCode: 535 });
     transport.close();
-    expect(await herald.services.store.sendRequests.countDocuments({ source: 'smtp', 'body.rcptTo': 'x@example.net' })).toBe(0);
+    expect(await herald.services.store.sendRequests.countDocuments({ account: account.account })).toBe(before);
   });
 });

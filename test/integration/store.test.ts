@@ -1,9 +1,9 @@
-// The embedded store itself: durability across a SIGTERM restart on the H2 file, and the
-// memory backend used by tests and benchmarks. Runs on its own, without the shared stack.
+// The embedded store itself: durability across a SIGTERM restart and a SIGKILL on the H2 file,
+// and the memory backend used by tests and benchmarks. Runs on its own, without the shared stack.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { MongoClient, MongoClientOptions, MongoServerError } from 'mongodb';
 import { EmbeddedStore, startEmbeddedStore } from '../../infra/store';
 
 jest.setTimeout(180_000); // the first run fetches the jars with Maven
@@ -20,13 +20,17 @@ afterEach(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+async function connect(uri: string, options: MongoClientOptions = {}): Promise<MongoClient> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, ...options });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
 async function start(file: string | null): Promise<{ store: EmbeddedStore; client: MongoClient }> {
   const store = await startEmbeddedStore({ file, logFile: path.join(tmp, 'store.log') });
   running.push(store);
-  const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: 10_000 });
-  clients.push(client);
-  await client.connect();
-  return { store, client };
+  return { store, client: await connect(store.uri) };
 }
 
 async function stop(store: EmbeddedStore, client: MongoClient): Promise<void> {
@@ -68,6 +72,29 @@ test('file store keeps documents and unique indexes across a SIGTERM restart', a
   const err = await again.insertOne({ account: 'a2', email: 'ann@example.com' }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(MongoServerError);
   expect((err as MongoServerError).code).toBe(11000);
+});
+
+test('every acknowledged write survives a SIGKILL of the store right after its reply', async () => {
+  const file = path.join(tmp, 'data', 'store.mv.db');
+  const { store } = await start(file);
+  // Ten connections with all their writes in flight at once: the store groups them into commits.
+  const conns = await Promise.all(Array.from({ length: 10 }, () => connect(store.uri, { maxPoolSize: 1 })));
+  const writes = Array.from({ length: 250 }, (_, i) => {
+    const db = conns[i % conns.length].db('herald_test');
+    return i < 200
+      ? db.collection<{ _id: string; i: number }>('events').insertOne({ _id: `e${i}`, i })
+      : db.collection<{ _id: string; n: number }>('counters').findOneAndUpdate({ _id: `k${i % 5}` }, { $inc: { n: 1 } }, { upsert: true });
+  });
+  await Promise.all(writes);
+  process.kill(store.pid, 'SIGKILL'); // no chance to close the file
+  expect(await store.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  running.splice(running.indexOf(store), 1);
+
+  const { client } = await start(file);
+  const db = client.db('herald_test');
+  expect(await db.collection('events').countDocuments()).toBe(200);
+  expect(await db.collection('counters').find().sort({ _id: 1 }).toArray())
+    .toEqual(['k0', 'k1', 'k2', 'k3', 'k4'].map((_id) => ({ _id, n: 10 })));
 });
 
 test('memory store starts and accepts an insert', async () => {

@@ -6,6 +6,7 @@ import { createTransactionalActivities } from '../../activities/transactional';
 import { newId } from '../../core/ids';
 import { connectStore, type Store } from '../../core/store';
 import { createRelayTransport } from '../../core/transport';
+import { toStoredFields } from '../../core/transactional/request';
 import { startSmtpSink } from '../support/smtp-sink';
 
 let store: Store;
@@ -32,11 +33,13 @@ const attempt = (n: number) => new MockActivityEnvironment({ attempt: n });
 it('on a retry, sends only what the ledger lacks, with the same Message-ID, and restores lost events', async () => {
   const requestId = newId();
   await store.sendRequests.insertOne({
-    _id: requestId, account: 'acme', source: 'http', acceptedAt: new Date(),
-    body: {
-      from: { email: 'shop@example.com' }, subject: 'Receipt', content: { text: 'thanks' },
-      recipients: [{ to: { email: 'one@example.net' } }, { to: { email: 'two@example.net' } }],
-    },
+    _id: requestId, acceptedAt: new Date(),
+    ...toStoredFields({
+      account: 'acme', source: 'http', body: {
+        from: { email: 'shop@example.com' }, subject: 'Receipt', content: { text: 'thanks' },
+        recipients: [{ to: { email: 'one@example.net' } }, { to: { email: 'two@example.net' } }],
+      },
+    }),
   });
   const input = { account: 'acme', requestId };
 

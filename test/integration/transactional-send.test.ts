@@ -223,11 +223,11 @@ describe('bad input', () => {
     expect(response.status).toBe(202);
   });
 
-  it('refuses a body over the 10MB limit with bad_request', async () => {
+  it('refuses a body over the 10MB limit with 413 payload_too_large', async () => {
     const big = { ...minimal('big@example.net'), content: { text: 'x'.repeat(11 * 1024 * 1024) } };
     const response = await send(big);
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as Json).error).toEqual({ status: 400, type: 'bad_request', message: expect.stringContaining('10MB') });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as Json).error).toEqual({ status: 413, type: 'payload_too_large', message: expect.stringContaining('10MB') });
   });
 
   it('answers bad_request for malformed JSON and for another content type', async () => {

@@ -1,0 +1,95 @@
+import coBody from 'co-body';
+import type { Context, Next } from 'koa';
+import qs from 'qs';
+import { AppError, errors } from '../../core/errors';
+import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError, type StructureLimits } from '../../core/limits';
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed, limit-checked body (set by readBody). */
+    body?: unknown;
+  }
+}
+
+export type BodyType = 'json' | 'form';
+
+export interface BodyOptions {
+  /** Media types read: JSON (`application/json`, `+json`) and/or form (`application/x-www-form-urlencoded`). */
+  types: BodyType[];
+  /** Bytes after decompression; beyond → 413 without reading the rest. */
+  limitBytes: number;
+  limits?: StructureLimits;
+}
+
+const MEDIA: Record<BodyType, string[]> = { json: ['json', '+json'], form: ['urlencoded'] };
+
+/**
+ * Reads, parses and checks a request body at the door, for every interface: size, nesting,
+ * keys and items per container, key names. Sets ctx.request.body (undefined when the request
+ * has no body or an empty one). Nothing downstream sees a body that broke a limit.
+ */
+export function readBody(options: BodyOptions) {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  return async (ctx: Context, next: Next) => {
+    ctx.request.body = hasBody(ctx) ? await parse(ctx, options, limits) : undefined;
+    await next();
+  };
+}
+
+async function parse(ctx: Context, options: BodyOptions, limits: StructureLimits): Promise<unknown> {
+  const type = options.types.find((t) => ctx.is(...MEDIA[t]));
+  if (!type) {
+    const accepted = options.types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'));
+    throw errors.unsupportedMediaType(`Content-Type must be ${accepted.join(' or ')}`);
+  }
+  const text = await readText(ctx, options.limitBytes);
+  if (text.trim() === '') return undefined;
+  try {
+    if (type === 'json') {
+      checkJsonDepth(text, limits.maxDepth);
+      const value = parseJson(text);
+      checkStructure(value, limits);
+      return value;
+    }
+    const value = qs.parse(text, {
+      depth: limits.maxDepth,
+      strictDepth: true,
+      parameterLimit: limits.maxKeys,
+      arrayLimit: limits.maxItems,
+      throwOnLimitExceeded: true,
+      allowPrototypes: false,
+      charset: 'utf-8',
+    });
+    checkStructure(value, limits);
+    return value;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    if (error instanceof LimitError || error instanceof RangeError) throw errors.badRequest(`Request body refused: ${error.message}`);
+    throw error;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw errors.badRequest('Request body is not valid JSON');
+  }
+}
+
+/** The body as UTF-8 text, inflated if compressed, stopping as soon as it passes the limit. */
+async function readText(ctx: Context, limitBytes: number): Promise<string> {
+  try {
+    return await coBody.text(ctx, { limit: limitBytes, encoding: 'utf8' });
+  } catch (error) {
+    const { type, status } = error as { type?: string; status?: number };
+    if (type === 'entity.too.large') throw errors.payloadTooLarge(limitBytes);
+    if (status === 415) throw errors.unsupportedMediaType('Unsupported Content-Encoding');
+    if (typeof status === 'number' && status < 500) throw errors.badRequest('Request body could not be read');
+    throw error;
+  }
+}
+
+function hasBody(ctx: Context): boolean {
+  return ctx.get('transfer-encoding') !== '' || (ctx.request.length ?? 0) > 0;
+}

@@ -1,0 +1,60 @@
+import type { Context } from 'koa';
+import { AppError, ErrorCode } from '../core/errors';
+
+/** Writes an AppError as the response, in one interface's shape. */
+export type ErrorRenderer = (ctx: Context, error: AppError) => void;
+
+const TRANSACTIONAL_TYPES: Record<ErrorCode, string> = {
+  [ErrorCode.BadRequest]: 'bad_request',
+  [ErrorCode.Validation]: 'validation_error',
+  [ErrorCode.Unauthorized]: 'unauthorized',
+  [ErrorCode.Forbidden]: 'forbidden',
+  [ErrorCode.NotFound]: 'not_found',
+  [ErrorCode.MethodNotAllowed]: 'method_not_allowed',
+  [ErrorCode.Conflict]: 'conflict',
+  [ErrorCode.UnsupportedMediaType]: 'unsupported_media_type',
+  [ErrorCode.PayloadTooLarge]: 'payload_too_large',
+  [ErrorCode.TooManyRequests]: 'too_many_requests',
+  [ErrorCode.Internal]: 'internal_server_error',
+  [ErrorCode.Unavailable]: 'service_unavailable',
+};
+
+/** The transactional API (/v1): `{success, error: {status, type, message, errors?}}`, codes per field. */
+export const renderTransactional: ErrorRenderer = (ctx, error) => {
+  const fields = error.extra.fields;
+  respond(ctx, error, {
+    success: false,
+    error: {
+      status: error.status,
+      type: TRANSACTIONAL_TYPES[error.code],
+      message: error.message,
+      ...(fields ? { errors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.code])) } : {}),
+    },
+  });
+};
+
+/** The account API (/v2) envelope: `{href, success, error: {status, type, userMessage, validationErrors?}}`. */
+export const renderAccount: ErrorRenderer = (ctx, error) => {
+  const fields = error.extra.fields;
+  respond(ctx, error, {
+    href: ctx.path,
+    success: false,
+    error: {
+      status: error.status,
+      type: error.code,
+      userMessage: error.message,
+      ...(fields ? { validationErrors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.message])) } : {}),
+    },
+  });
+};
+
+/** /v1 is the transactional API; every other path answers in the account API's envelope. */
+export function rendererFor(path: string): ErrorRenderer {
+  return path === '/v1' || path.startsWith('/v1/') ? renderTransactional : renderAccount;
+}
+
+function respond(ctx: Context, error: AppError, body: object) {
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
+  ctx.body = body;
+}
