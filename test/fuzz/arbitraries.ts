@@ -1,0 +1,127 @@
+// Bodies for fuzzing: valid ones built from the send schema's shape, then mutated with the
+// input that broke services before (wrong types, huge and odd strings, deep nesting, unknown
+// keys, __proto__, MongoDB operators, refused headers), sometimes damaged as raw text.
+import fc from 'fast-check';
+
+type Json = unknown;
+
+const email = fc.emailAddress({ size: 'small' });
+const address = fc.record({ email, name: fc.string({ maxLength: 30 }) }, { requiredKeys: ['email'] });
+const shortText = fc.string({ maxLength: 40 });
+
+/** A body the send schema accepts (or nearly: limits are hit now and then). */
+export const validSendBody = fc.record({
+  from: address,
+  reply_to: address,
+  subject: fc.string({ minLength: 1, maxLength: 60 }),
+  content: fc.record({ html: shortText.map((t) => `<p>${t}</p>`), text: shortText }),
+  headers: fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }).map((k) => `X-${k.replace(/[^A-Za-z0-9-]/g, 'a')}`), fc.string({ maxLength: 20 }), { maxKeys: 3 }),
+  recipients: fc.array(fc.record({
+    to: address,
+    cc: fc.array(address, { maxLength: 2 }),
+    substitutions: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !k.startsWith('$') && k !== '__proto__'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }),
+    custom_args: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !k.startsWith('$') && k !== '__proto__'), fc.string({ maxLength: 10 }), { maxKeys: 2 }),
+    tags: fc.array(shortText, { maxLength: 3 }),
+  }, { requiredKeys: ['to'] }), { minLength: 1, maxLength: 3 }),
+  tags: fc.array(shortText, { maxLength: 3 }),
+  batch_code: fc.string({ maxLength: 30 }),
+}, { requiredKeys: ['from', 'subject', 'content', 'recipients'] });
+
+/** Deep nesting as text: JSON.stringify itself overflows the stack on a few thousand levels. */
+const nestedText = (levels: number, array: boolean) =>
+  array ? `${'['.repeat(levels)}"bottom"${']'.repeat(levels)}` : `${'{"n":'.repeat(levels)}"bottom"${'}'.repeat(levels)}`;
+
+const oddString = fc.oneof(
+  fc.constantFrom('', ' ', '\r\n', 'a\r\nBcc: victim@example.org', '\ud800', 'x\udc00y', '\u0000', '${x}', '[#if x]', 'a@b', '<script>', '"\'\\'),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+);
+
+/** A value to put where the schema expects something else, as JSON text. */
+export const hostileValue: fc.Arbitrary<string> = fc.oneof(
+  fc.oneof(
+    fc.constantFrom<Json>(null, true, false, 0, -1, 1.5, 1e308, [], {}),
+    oddString,
+    fc.integer({ min: 201, max: 400_000 }).map((n) => 'x'.repeat(n)),
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constantFrom<Json>({ $gt: '' }, { $where: 'sleep(100)' }, { $ne: null }, { 'a.b': 1 }, { '': 1 }),
+    fc.integer({ min: 900, max: 12_000 }).map((n) => Array.from({ length: n }, () => ({ to: { email: 'many@example.net' } }))),
+    fc.constant<Json>(Object.fromEntries(Array.from({ length: 1200 }, (_, i) => [`k${i}`, i]))),
+  ).map((value) => JSON.stringify(value)),
+  fc.tuple(fc.integer({ min: 20, max: 5000 }), fc.boolean()).map(([levels, array]) => nestedText(levels, array)),
+);
+
+/** A key to add where the schema expects none (or a header a client must not set). */
+export const hostileKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', '$where', '$set', 'a.b', '', 'Bcc', 'bcc', 'BCC', 'Content-Type', 'Sender', 'dkim-signature', 'X-Ok'),
+  fc.string({ maxLength: 12 }),
+  fc.integer({ min: 901, max: 2000 }).map((n) => 'k'.repeat(n)),
+);
+
+type Mutation =
+  | { kind: 'replace'; at: number; value: string }
+  | { kind: 'delete'; at: number }
+  | { kind: 'add'; at: number; key: string; value: string };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), value: hostileValue }),
+  fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('add' as const), at: fc.nat(), key: hostileKey, value: hostileValue }),
+);
+
+type RawDamage = { kind: 'none' } | { kind: 'truncate'; at: number } | { kind: 'insert'; at: number; text: string };
+const rawDamage: fc.Arbitrary<RawDamage> = fc.oneof(
+  { weight: 8, arbitrary: fc.constant({ kind: 'none' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom('{', ']', ',', '"', '\\', '\u0000', 'null', '"__proto__":{},') }) },
+);
+
+/** The text of a mutated send body: 0 to 3 mutations of a valid body, sometimes damaged as text. */
+export const mutatedSendBody: fc.Arbitrary<string> = fc
+  .tuple(validSendBody, fc.array(mutation, { maxLength: 3 }), rawDamage)
+  .map(([body, mutations, damage]) => {
+    const value = structuredClone(body) as Json;
+    // Mutated places get a marker; the hostile JSON text replaces it after serialising.
+    mutations.forEach((m, i) => applyMutation(value, m, marker(i)));
+    let text = JSON.stringify(value);
+    mutations.forEach((m, i) => { if (m.kind !== 'delete') text = text.replace(JSON.stringify(marker(i)), m.value); });
+    return damageText(text, damage);
+  });
+
+/** Containers of a value and the path to each, found without recursion. */
+function containers(root: Json): Array<Record<string, Json> | Json[]> {
+  const found: Array<Record<string, Json> | Json[]> = [];
+  const queue: Json[] = [root];
+  while (queue.length > 0 && found.length < 200) {
+    const node = queue.shift();
+    if (typeof node !== 'object' || node === null) continue;
+    found.push(node as Record<string, Json> | Json[]);
+    queue.push(...Object.values(node as object).slice(0, 20));
+  }
+  return found;
+}
+
+const marker = (i: number) => `\u2603fuzz-${i}\u2603`;
+
+function applyMutation(root: Json, m: Mutation, placeholder: string): void {
+  const all = containers(root);
+  const target = all[m.at % all.length];
+  const keys = Object.keys(target);
+  if (m.kind === 'add') {
+    Object.defineProperty(target, m.key, { value: placeholder, enumerable: true, writable: true, configurable: true });
+    return;
+  }
+  if (keys.length === 0) return;
+  const key = keys[m.at % keys.length];
+  if (m.kind === 'delete') delete (target as Record<string, Json>)[key];
+  else (target as Record<string, Json>)[key] = placeholder;
+}
+
+function damageText(text: string, damage: RawDamage): string {
+  if (damage.kind === 'truncate') return text.slice(0, damage.at % (text.length + 1));
+  if (damage.kind === 'insert') {
+    const at = damage.at % (text.length + 1);
+    return text.slice(0, at) + damage.text + text.slice(at);
+  }
+  return text;
+}
