@@ -10,12 +10,13 @@ import { createLogger, type Logger } from './core/logger';
 import { connectServices, listen, onShutdownSignal } from './core/services';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
-import { stopLeftovers } from './infra/leftovers';
+import { stopLeftovers, type ChildName } from './infra/leftovers';
 import { isListening } from './infra/ports';
 import {
   markStackStopped, readRecordFile, readStackRecord, resolveServiceAddresses, writeStackRecord, type StackRecord,
 } from './infra/stack-record';
 import { startEmbeddedStore } from './infra/store';
+import { supervise, type Restartable } from './infra/supervisor';
 import { startEmbeddedTemporal } from './infra/temporal';
 import { createSmtpServer } from './smtp/server';
 import { createHeraldWorker, quietTemporalRuntime } from './worker';
@@ -27,7 +28,7 @@ async function reuse(port: number | undefined): Promise<number | undefined> {
   return port && !(await isListening('127.0.0.1', port)) ? port : undefined;
 }
 
-/** Starts what the environment does not configure; returns the addresses and how to stop them. */
+/** Starts what the environment does not configure, supervised; returns the addresses and how to stop them. */
 async function startEmbeddedStack(config: Config, logger: Logger) {
   const paths = embeddedPaths(config.dataDir);
   const previous = readRecordFile(config.dataDir);
@@ -38,23 +39,35 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
   const record: StackRecord = { pid: process.pid, ports: {}, children: {} };
   const ports = record.ports!;
   const children = record.children!;
+  /** Restarts it on the same file and ports when it dies, and records the new pid. */
+  const keep = <T extends Restartable>(name: ChildName, logFile: string, first: T, restart: () => Promise<T>) => {
+    children[name] = first.pid;
+    const supervised = supervise(first, {
+      name: name === 'mailSink' ? 'mail sink' : name, restart, logger, logFile,
+      onRestarted: (handle) => {
+        children[name] = handle.pid;
+        writeStackRecord(config.dataDir, record);
+      },
+    });
+    stops.push(supervised.stop);
+  };
   try {
     // Only embedded services are recorded: configured addresses (maybe with passwords) stay in the environment.
     if (!config.mongodbUri) {
       logger.info('starting the embedded store (mongo-java-server)');
-      const store = await startEmbeddedStore({ file: paths.storeFile, port: await reuse(before.store), logFile: paths.log('store') });
-      stops.push(store.stop);
-      children.store = store.pid;
+      const options = { file: paths.storeFile, port: await reuse(before.store), logFile: paths.log('store') };
+      const store = await startEmbeddedStore(options);
+      keep('store', options.logFile, store, () => startEmbeddedStore({ ...options, port: store.port }));
       record.mongodbUri = store.uri;
       ports.store = store.port;
     }
     if (!config.temporalAddress) {
       logger.info('starting the embedded Temporal dev server');
-      const temporal = await startEmbeddedTemporal({
+      const options = {
         dbFile: paths.temporalDb, port: await reuse(before.temporal), uiPort: await reuse(before.temporalUi), logFile: paths.log('temporal'),
-      });
-      stops.push(temporal.stop);
-      children.temporal = temporal.pid;
+      };
+      const temporal = await startEmbeddedTemporal(options);
+      keep('temporal', options.logFile, temporal, () => startEmbeddedTemporal({ ...options, port: temporal.ports.grpc, uiPort: temporal.ports.ui }));
       record.temporalAddress = temporal.address;
       record.temporalUiUrl = temporal.uiUrl;
       ports.temporal = temporal.ports.grpc;
@@ -62,11 +75,9 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
     }
     if (!config.smtpRelayUrl) {
       logger.info('starting the local mail sink (maildev)');
-      const sink = await startMailSink({
-        dir: paths.mailDir, smtpPort: await reuse(before.mailSmtp), webPort: await reuse(before.mailUi), logFile: paths.log('mail-sink'),
-      });
-      stops.push(sink.stop);
-      children.mailSink = sink.pid;
+      const options = { dir: paths.mailDir, smtpPort: await reuse(before.mailSmtp), webPort: await reuse(before.mailUi), logFile: paths.log('mail-sink') };
+      const sink = await startMailSink(options);
+      keep('mailSink', options.logFile, sink, () => startMailSink({ ...options, smtpPort: sink.smtpPort, webPort: sink.webPort }));
       record.smtpRelayUrl = sink.smtpUrl;
       record.mailUiUrl = sink.webUrl;
       ports.mailSmtp = sink.smtpPort;

@@ -7,7 +7,11 @@ export interface ChildHandle {
   process: ChildProcess;
   /** SIGTERM, then SIGKILL if it has not exited after graceMs. */
   stop(graceMs?: number): Promise<void>;
+  /** Settles when the process ends, for whatever reason (a failed spawn too). */
+  exited: Promise<ChildExit>;
 }
+
+export interface ChildExit { code: number | null; signal: string | null }
 
 export interface ChildOptions {
   name: string;
@@ -30,9 +34,9 @@ export function startChild(options: ChildOptions): ChildHandle {
   });
   fs.closeSync(out);
   let exited = child.exitCode !== null;
-  const exitPromise = new Promise<void>((resolve) => {
-    child.once('exit', () => { exited = true; resolve(); });
-    child.once('error', () => { exited = true; resolve(); });
+  const exitPromise = new Promise<ChildExit>((resolve) => {
+    child.once('exit', (code, signal) => { exited = true; resolve({ code, signal }); });
+    child.once('error', () => { exited = true; resolve({ code: null, signal: null }); });
   });
   return {
     name: options.name,
@@ -44,6 +48,7 @@ export function startChild(options: ChildOptions): ChildHandle {
       await exitPromise;
       clearTimeout(timer);
     },
+    exited: exitPromise,
   };
 }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startChild, tailOf } from './child';
+import { startChild, tailOf, type ChildExit } from './child';
 import { freePort, isListening, waitForPort } from './ports';
 
 export interface MailSinkOptions {
@@ -21,6 +21,8 @@ export interface MailSink {
   /** maildev's web UI, and its REST API (`GET /email`). */
   webUrl: string;
   stop(): Promise<void>;
+  /** Settles when the process ends, for whatever reason (supervision). */
+  exited: Promise<ChildExit>;
 }
 
 const HOST = '127.0.0.1';
@@ -92,6 +94,7 @@ export async function startMailSink(opts: MailSinkOptions): Promise<MailSink> {
     // maildev closes both servers on SIGTERM; messages are already on disk.
     pid: child.process.pid ?? 0,
     stop: () => child.stop(5000),
+    exited: child.exited,
   };
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { searchAttributeKeys } from '../workflows/names';
-import { startChild, tailOf } from './child';
+import { startChild, tailOf, type ChildExit } from './child';
 import { freePort, waitForPort } from './ports';
 import { temporalCliPath } from './python-tools';
 
@@ -17,6 +17,8 @@ export interface EmbeddedTemporal {
   uiUrl: string;
   ports: { grpc: number; ui: number; http: number; metrics: number };
   stop(): Promise<void>;
+  /** Settles when the process ends, for whatever reason (supervision). */
+  exited: Promise<ChildExit>;
 }
 
 export interface EmbeddedTemporalOptions {
@@ -98,6 +100,7 @@ export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions): Prom
     ports,
     pid: child.process.pid ?? 0,
     stop: () => child.stop(),
+    exited: child.exited,
   };
 }
 
