@@ -16,7 +16,6 @@ const run = promisify(execFile);
 const HOST = '127.0.0.1';
 const sourceDir = path.join(projectRoot, 'infra', 'store');
 const pomFile = path.join(sourceDir, 'pom.xml');
-const launcherSource = path.join(sourceDir, 'HeraldStore.java');
 const storeDir = path.join(toolsDir, 'store');
 const libDir = path.join(storeDir, 'lib');
 const classesDir = path.join(storeDir, 'classes');
@@ -45,10 +44,17 @@ function requireTools<T extends string>(...names: T[]): Record<T, string> {
   return found;
 }
 
-/** What the installed files were built from: the pom and the launcher source. */
+/** The launcher's sources: every .java file beside the pom (HeraldStore.java is the main class). */
+function launcherSources(): string[] {
+  return fs.readdirSync(sourceDir).filter((f) => f.endsWith('.java')).sort().map((f) => path.join(sourceDir, f));
+}
+
+/** What the installed files were built from: the pom and the launcher sources, names included. */
 function sourceHash(): string {
   const hash = crypto.createHash('sha256');
-  for (const file of [pomFile, launcherSource]) hash.update(fs.readFileSync(file)).update('\0');
+  for (const file of [pomFile, ...launcherSources()]) {
+    hash.update(path.basename(file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  }
   return hash.digest('hex');
 }
 
@@ -102,7 +108,7 @@ let installing: Promise<void> | null = null;
 
 /**
  * Fetches the store's jars with Maven and compiles the launcher into <toolsDir>/store,
- * unless the stamp says that was already done for the current pom.xml and launcher source.
+ * unless the stamp says that was already done for the current pom.xml and launcher sources.
  */
 export async function installStore(): Promise<void> {
   const hash = sourceHash();
@@ -127,7 +133,7 @@ export async function installStore(): Promise<void> {
     }
     await runTool('Compiling the store launcher', tools.javac, [
       '--release', '17', '-encoding', 'UTF-8', '-nowarn',
-      '-cp', path.join(libDir, '*'), '-d', classesDir, launcherSource,
+      '-cp', path.join(libDir, '*'), '-d', classesDir, ...launcherSources(),
     ]);
     fs.writeFileSync(stampFile, `${hash}\n`);
   }).finally(() => { installing = null; });
@@ -151,6 +157,35 @@ export interface StoreExit {
   signal: string | null;
 }
 
+function readFrom(file: string, offset: number): string {
+  try {
+    return fs.readFileSync(file).subarray(offset).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** One concrete step for the user, from what the launcher printed (HeraldStore.openFailure). */
+function recoveryStep(output: string, file: string | null, port: number, spawnError?: NodeJS.ErrnoException): string {
+  if (spawnError?.code === 'ENOENT') return 'install a JDK 17 (e.g. "apt-get install openjdk-17-jdk-headless") or set JAVA_HOME.';
+  const dir = file ? path.dirname(file) : '';
+  switch (/cannot open .* \((locked|unreadable|format|too deep|corrupt)\):/.exec(output)?.[1]) {
+    case 'locked':
+      return `another store uses the data folder ${dir} (a running Herald or herald command): stop it, then start again.`;
+    case 'unreadable':
+      return `make ${file} readable and writable by this user (ls -l "${file}"), then start again.`;
+    case 'format':
+      return `${file} was written by another H2 version (Herald pins 2.3.232): use the Herald version that wrote it, or restore a backup.`;
+    case 'too deep':
+    case 'corrupt':
+      return `restore ${file} from a backup; or, to start over with an empty store, move it aside: mv "${file}" "${file}.broken"`;
+  }
+  if (output.includes('cannot listen on')) return `port ${port} was taken meanwhile: start again, or free the port.`;
+  if (output.includes('cannot create ')) return `create the data folder ${dir} or make its parent writable.`;
+  if (/Could not reserve enough space|insufficient memory/.test(output)) return 'free some memory: the store runs Java with a 1 GB heap.';
+  return 'read the log lines below; the store\'s own message starts with "herald-store:".';
+}
+
 /** Starts the embedded store on an H2 file, or with `file: null` on the memory backend. */
 export async function startEmbeddedStore(opts: { file: string | null; port?: number; logFile: string }): Promise<EmbeddedStore> {
   await installStore();
@@ -162,43 +197,53 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
   const file = opts.file === null ? null : path.resolve(opts.file);
   if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
 
+  // Only this run's output decides the recovery step: the log file is appended to across runs.
+  const logStart = fs.statSync(opts.logFile, { throwIfNoEntry: false })?.size ?? 0;
   const child = startChild({
     name: 'store',
     command: java,
     args: [
+      // Thread stacks, measured with nested documents {a: {a: ...}} (JDK 17, H2 2.3.232): with the
+      // default 1 MB, ~400 levels were stored but could not be read back at start (the store would
+      // not start again) and ~470 overflowed the MVStore writer (store closed, document lost); at
+      // 8 MB, 2,800 levels are stored, committed and read back at restart (3,200 fail at restart).
+      // MongoDB allows 100 (commands 200, enforced by DepthLimit.java): a 14x margin, which costs
+      // address space only.
+      '-Xss8m',
       '-Xmx1g',
+      // Out of memory, a thread may have died half-way: exit and let the supervisor restart the store
+      // (every acknowledged write is already in the file).
+      '-XX:+ExitOnOutOfMemoryError',
       '-cp', `${classesDir}${path.delimiter}${path.join(libDir, '*')}`,
       'HeraldStore', '--host', HOST, '--port', String(port),
       ...(file ? ['--file', file] : ['--memory']),
     ],
     logFile: opts.logFile,
   });
+  let spawnError: NodeJS.ErrnoException | undefined;
   // Taken now, so an exit during start-up is not missed; never rejects (a spawn error is an exit too).
   const processExit = new Promise<StoreExit>((resolve) => {
     child.process.once('exit', (code, signal) => resolve({ code, signal }));
-    child.process.once('error', () => resolve({ code: null, signal: null }));
+    child.process.once('error', (err) => { spawnError = err; resolve({ code: null, signal: null }); });
   });
 
   // Fail fast when the JVM exits (file locked by another store, port taken) instead of
   // waiting out the whole timeout.
-  let onExit: (() => void) | undefined;
-  const exited = new Promise<never>((_, reject) => {
-    onExit = () => reject(new Error(`the store process exited (code ${child.process.exitCode}, signal ${child.process.signalCode})`));
-    child.process.once('exit', onExit);
-    child.process.once('error', (err) => reject(err));
+  const exitedEarly = processExit.then(({ code, signal }) => {
+    throw new Error(spawnError ? spawnError.message : `the store process exited (code ${code}, signal ${signal})`);
   });
-  exited.catch(() => { /* handled by the race below */ });
+  exitedEarly.catch(() => { /* handled by the race below */ });
   try {
     // Opening a big H2 file takes a few seconds; 60 s leaves room for slow disks.
-    await Promise.race([waitForPort(HOST, port, 60_000, 'The embedded store'), exited]);
+    await Promise.race([waitForPort(HOST, port, 60_000, 'The embedded store'), exitedEarly]);
   } catch (err) {
     await child.stop(5_000);
+    const output = readFrom(opts.logFile, logStart);
     throw new Error(
       `Could not start the embedded MongoDB store (${file ?? 'memory'}): ${(err as Error).message}\n` +
+      `What to do: ${recoveryStep(output, file, port, spawnError)}\n` +
       `Last lines of ${opts.logFile}:\n${tailOf(opts.logFile)}`,
     );
-  } finally {
-    if (onExit) child.process.off('exit', onExit);
   }
 
   return {

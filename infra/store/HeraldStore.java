@@ -1,19 +1,22 @@
 // Herald's embedded store: mongo-java-server (MongoDB wire protocol) on an H2 MVStore file,
 // or on the memory backend for tests and benchmarks. Started and stopped by infra/store.ts.
 //
-//   java -Xmx1g -cp classes:lib/* HeraldStore --host 127.0.0.1 --port N (--file PATH | --memory)
+//   java -Xss8m -Xmx1g -cp classes:lib/* HeraldStore --host 127.0.0.1 --port N (--file PATH | --memory)
 //
-// Prints "herald-store ready HOST:PORT" on stdout once listening. SIGTERM shuts the server
-// down and closes the MVStore, which writes everything still pending; only a SIGKILL can
-// lose the last second (the MVStore commits in the background once a second).
+// Prints "herald-store ready HOST:PORT" on stdout once listening. On the file, a write is
+// acknowledged only once it is committed and synced to the file (GroupCommitter, DurableReplies),
+// so even a SIGKILL loses nothing acknowledged. SIGTERM closes the connections and then the file.
+// Exit codes: 2 bad arguments or cannot start (the reason on stderr), 3 the file could no longer
+// be written while running (restart it: the file holds every acknowledged write).
 
 import java.io.File;
 import java.util.concurrent.CountDownLatch;
 
+import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreException;
 
 import de.bwaldvogel.mongo.MongoBackend;
-import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
@@ -41,6 +44,7 @@ public final class HeraldStore {
         if ((file == null) == !memory) fail("give exactly one of --file PATH or --memory");
 
         MVStore mvStore = null;
+        GroupCommitter committer = null;
         MongoBackend backend;
         if (memory) {
             backend = new MemoryBackend();
@@ -50,15 +54,30 @@ public final class HeraldStore {
             // Our settings, not the backend's defaults (see DESIGN.md): a 256 MB page cache and
             // compressed pages make scans ~40x faster and the file ~6x smaller. open() takes a
             // file lock, so a second store on the same file fails here instead of corrupting it.
+            // The background writer stays on: it also compacts the file.
             try {
-                mvStore = new MVStore.Builder().fileName(file).cacheSize(256).compress().open();
-            } catch (RuntimeException e) {
-                fail("cannot open " + file + ": " + e.getMessage()); // e.g. locked by another store
+                mvStore = new MVStore.Builder().fileName(file).cacheSize(256).compress()
+                    // Print what went wrong in H2's own threads; GroupCommitter notices a closed store.
+                    .backgroundExceptionHandler((thread, e) -> {
+                        System.err.println("herald-store: error in " + thread.getName() + ": " + e);
+                        e.printStackTrace();
+                    })
+                    .open();
+                // Opening reads only the file's header and maps; the documents are read on first use.
+                // H2Backend reads each database's collections here, so a file that cannot be read
+                // fails now rather than with the first request.
+                backend = new H2Backend(mvStore);
+            } catch (RuntimeException | StackOverflowError e) {
+                if (mvStore != null) mvStore.closeImmediately();
+                // infra/store.ts turns "cannot open FILE (reason)" into a recovery step for the user.
+                fail("cannot open " + file + " (" + openFailure(e) + "): " + e);
+                return;
             }
-            backend = new H2Backend(mvStore);
+            committer = new GroupCommitter(mvStore, HeraldStore::fatal);
+            committer.start();
         }
 
-        MongoServer server = new MongoServer(backend);
+        WireServer server = new WireServer(backend, committer);
         try {
             server.bind(host, port); // only this address, never every interface
         } catch (RuntimeException e) {
@@ -67,13 +86,16 @@ public final class HeraldStore {
         }
 
         CountDownLatch stopped = new CountDownLatch(1);
+        final GroupCommitter commits = committer;
         final MVStore store = mvStore;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
-                // Closes client connections, stops the event loops, then closes the backend
-                // (H2Backend.close() closes the MVStore, writing what is still uncommitted).
-                server.shutdownNow();
-            } catch (RuntimeException e) {
+                // First no more requests, then the last commit, then close the file (which writes
+                // whatever is left) — in that order, so nothing writes to a closed store.
+                server.close();
+                if (commits != null) commits.stop();
+                backend.close();
+            } catch (RuntimeException | InterruptedException e) {
                 System.err.println("herald-store: shutdown failed: " + e);
             } finally {
                 // Idempotent; makes sure the file is closed even if the shutdown above threw.
@@ -92,6 +114,32 @@ public final class HeraldStore {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The file can no longer be written: exit (3) so the supervisor restarts the store from the
+     * file, which holds every acknowledged write. From a new thread, because System.exit runs the
+     * shutdown hook, which waits for the committer thread that may be the caller.
+     */
+    private static void fatal(Throwable cause) {
+        System.err.println("herald-store: the store file can no longer be written, exiting: " + cause);
+        cause.printStackTrace();
+        new Thread(() -> System.exit(3), "herald-store-exit").start();
+    }
+
+    /**
+     * locked: another process has the file open; unreadable: permissions or I/O; format: written by
+     * another H2 version; too deep: a document nested beyond this JVM's stack; corrupt: the rest.
+     */
+    private static String openFailure(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) if (c instanceof StackOverflowError) return "too deep";
+        if (!(e instanceof MVStoreException)) return "corrupt";
+        switch (((MVStoreException) e).getErrorCode()) {
+            case DataUtils.ERROR_FILE_LOCKED: return "locked";
+            case DataUtils.ERROR_READING_FAILED: return "unreadable";
+            case DataUtils.ERROR_UNSUPPORTED_FORMAT: return "format";
+            default: return "corrupt";
         }
     }
 
