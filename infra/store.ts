@@ -6,10 +6,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startChild, tailOf } from './child';
+import { ChildExit, startChild, tailOf } from './child';
 import { findExecutable } from './executables';
 import { projectRoot, toolsDir } from './paths';
-import { freePort, isListening, waitForPort } from './ports';
+import { freePort, isListening } from './ports';
 
 const run = promisify(execFile);
 
@@ -149,12 +149,7 @@ export interface EmbeddedStore {
   /** SIGTERM (the store closes its file cleanly), SIGKILL only after a 20 s grace. */
   stop(): Promise<void>;
   /** Settles when the store process ends, for whatever reason, so a caller can supervise it. */
-  exited: Promise<StoreExit>;
-}
-
-export interface StoreExit {
-  code: number | null;
-  signal: string | null;
+  exited: Promise<ChildExit>;
 }
 
 function readFrom(file: string, offset: number): string {
@@ -192,7 +187,8 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
   const { java } = requireTools('java');
   const port = opts.port ?? await freePort(HOST);
   if (opts.port !== undefined && await isListening(HOST, port)) {
-    throw new Error(`Cannot start the embedded store: ${HOST}:${port} is already in use`);
+    throw new Error(`Cannot start the embedded store: ${HOST}:${port} is already in use.\n` +
+      'What to do: stop the process listening there (a store an earlier start left running?), then start again.');
   }
   const file = opts.file === null ? null : path.resolve(opts.file);
   if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -220,22 +216,20 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
     ],
     logFile: opts.logFile,
   });
-  let spawnError: NodeJS.ErrnoException | undefined;
-  // Taken now, so an exit during start-up is not missed; never rejects (a spawn error is an exit too).
-  const processExit = new Promise<StoreExit>((resolve) => {
-    child.process.once('exit', (code, signal) => resolve({ code, signal }));
-    child.process.once('error', (err) => { spawnError = err; resolve({ code: null, signal: null }); });
-  });
+  let spawnError: NodeJS.ErrnoException | undefined; // java not found, say
+  child.process.once('error', (err) => { spawnError = err; });
 
-  // Fail fast when the JVM exits (file locked by another store, port taken) instead of
-  // waiting out the whole timeout.
-  const exitedEarly = processExit.then(({ code, signal }) => {
-    throw new Error(spawnError ? spawnError.message : `the store process exited (code ${code}, signal ${signal})`);
-  });
-  exitedEarly.catch(() => { /* handled by the race below */ });
+  let exit: ChildExit | undefined;
+  void child.exited.then((e) => { exit = e; });
   try {
-    // Opening a big H2 file takes a few seconds; 60 s leaves room for slow disks.
-    await Promise.race([waitForPort(HOST, port, 60_000, 'The embedded store'), exitedEarly]);
+    // Opening a big H2 file takes a few seconds; 60 s leaves room for slow disks. Stops polling as
+    // soon as the JVM exits (file locked by another store, port taken): no waiting out the timeout.
+    const deadline = Date.now() + 60_000;
+    while (!await isListening(HOST, port)) {
+      if (exit) throw new Error(spawnError ? spawnError.message : `the store process exited (code ${exit.code}, signal ${exit.signal})`);
+      if (Date.now() > deadline) throw new Error(`it did not listen on ${HOST}:${port} within 60 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } catch (err) {
     await child.stop(5_000);
     const output = readFrom(opts.logFile, logStart);
@@ -251,6 +245,6 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
     port,
     pid: child.process.pid ?? 0,
     stop: () => child.stop(20_000),
-    exited: processExit,
+    exited: child.exited,
   };
 }

@@ -10,6 +10,7 @@
 // be written while running (restart it: the file holds every acknowledged write).
 
 import java.io.File;
+import java.nio.file.FileSystemException;
 import java.util.concurrent.CountDownLatch;
 
 import org.h2.mvstore.DataUtils;
@@ -59,7 +60,7 @@ public final class HeraldStore {
                 mvStore = new MVStore.Builder().fileName(file).cacheSize(256).compress()
                     // Print what went wrong in H2's own threads; GroupCommitter notices a closed store.
                     .backgroundExceptionHandler((thread, e) -> {
-                        System.err.println("herald-store: error in " + thread.getName() + ": " + e);
+                        System.err.println("herald-store: H2 error in thread " + thread.getName() + ": " + e);
                         e.printStackTrace();
                     })
                     .open();
@@ -129,15 +130,18 @@ public final class HeraldStore {
     }
 
     /**
-     * locked: another process has the file open; unreadable: permissions or I/O; format: written by
-     * another H2 version; too deep: a document nested beyond this JVM's stack; corrupt: the rest.
+     * locked: another process has the file open; unreadable: the file cannot be opened (permissions);
+     * format: written by another H2 version; too deep: a document nested beyond this JVM's stack;
+     * corrupt: the content cannot be read (truncated, overwritten, or a failing disk).
      */
     private static String openFailure(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause()) if (c instanceof StackOverflowError) return "too deep";
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof StackOverflowError) return "too deep";
+            if (c instanceof FileSystemException) return "unreadable"; // e.g. AccessDeniedException
+        }
         if (!(e instanceof MVStoreException)) return "corrupt";
         switch (((MVStoreException) e).getErrorCode()) {
             case DataUtils.ERROR_FILE_LOCKED: return "locked";
-            case DataUtils.ERROR_READING_FAILED: return "unreadable";
             case DataUtils.ERROR_UNSUPPORTED_FORMAT: return "format";
             default: return "corrupt";
         }

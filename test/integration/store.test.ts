@@ -97,6 +97,42 @@ test('every acknowledged write survives a SIGKILL of the store right after its r
     .toEqual(['k0', 'k1', 'k2', 'k3', 'k4'].map((_id) => ({ _id, n: 10 })));
 });
 
+/** A value `levels` deep (each object or array is one level, as MongoDB counts), objects and arrays in turn. */
+function nested(levels: number): unknown {
+  let value: unknown = { level: 1, leaf: 'x' };
+  for (let level = 2; level <= levels; level++) value = level % 2 === 0 ? [value, level] : { level, next: value };
+  return value;
+}
+
+test('a document 100 levels deep (MongoDB\'s limit) is stored and read back after a restart', async () => {
+  const file = path.join(tmp, 'data', 'store.mv.db');
+  const first = await start(file);
+  const doc = { _id: 'deep', body: nested(99) }; // the document itself is the 100th level
+  await first.client.db('herald_test').collection<{ _id: string }>('deep').insertOne(doc);
+  await stop(first.store, first.client);
+
+  const second = await start(file);
+  expect(await second.client.db('herald_test').collection<{ _id: string }>('deep').findOne({ _id: 'deep' })).toEqual(doc);
+});
+
+test('a request nested deeper than 200 levels is refused, and the store carries on', async () => {
+  const { client } = await start(path.join(tmp, 'data', 'store.mv.db'));
+  const col = client.db('herald_test').collection<{ _id: string; body?: unknown }>('deep');
+  await expect(col.insertOne({ _id: 'deep', body: nested(250) })).rejects.toMatchObject({ code: 15 });
+  // A long dotted path would build such a document level by level: refused too.
+  await expect(col.updateOne({ _id: 'path' }, { $set: { [`a${'.a'.repeat(250)}`]: 1 } }, { upsert: true }))
+    .rejects.toMatchObject({ code: 15 });
+  await col.insertOne({ _id: 'fine', body: nested(50) });
+  expect(await col.find().project({ _id: 1 }).toArray()).toEqual([{ _id: 'fine' }]);
+});
+
+test('a second store on the same file is refused with a step the user can take', async () => {
+  const file = path.join(tmp, 'data', 'store.mv.db');
+  await start(file);
+  await expect(startEmbeddedStore({ file, logFile: path.join(tmp, 'second.log') }))
+    .rejects.toThrow(/What to do: another store uses the data folder .*data \(a running Herald/);
+});
+
 test('memory store starts and accepts an insert', async () => {
   const { client } = await start(null);
   const col = client.db('herald_test').collection('things');
