@@ -38,3 +38,25 @@ describe('SMTP submission on the listener', () => {
     expect(await herald.services.store.sendRequests.countDocuments({ account: account.account })).toBe(before);
   });
 });
+
+describe('SMTP limits at the door', () => {
+  it('refuses a message over 10MB with 552 and stores nothing', async () => {
+    const before = await herald.services.store.sendRequests.countDocuments({ account: account.account });
+    const transport = client(account.transactionalKey);
+    await expect(transport.sendMail({ from: 'app@example.com', to: 'big@example.net', subject: 'big', text: 'x'.repeat(11 * 1024 * 1024) }))
+      .rejects.toMatchObject({ responseCode: 552 });
+    transport.close();
+    expect(await herald.services.store.sendRequests.countDocuments({ account: account.account })).toBe(before);
+  });
+
+  it('takes at most 1000 recipients per message (452 for the rest)', async () => {
+    const transport = client(account.transactionalKey);
+    const to = Array.from({ length: 1001 }, (_, i) => `r${i}@example.net`);
+    const info = await transport.sendMail({ from: 'app@example.com', to, subject: 'many', text: 'hi' });
+    transport.close();
+    expect(info.accepted).toHaveLength(1000);
+    expect(info.rejected).toEqual(['r1000@example.net']);
+    const doc = await herald.services.store.sendRequests.findOne({ account: account.account, payload: { $regex: 'r999@example.net' } });
+    expect(JSON.parse(doc!.payload).rcptTo).toHaveLength(1000);
+  });
+});
