@@ -3,6 +3,7 @@
 import { quietTemporalRuntime } from '../worker';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
+import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
 
@@ -13,6 +14,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'nodemailer-raw': () => runNodemailerRaw(),
   // herald-send compares itself with temporal-bare's figure when this run measured it.
   'herald-send': (done) => runHeraldSend(done['temporal-bare']?.workflows_per_s as number | undefined),
+  // The store alone: memory vs durable file, and nested vs JSON-string request bodies.
+  'store-rates': () => runStoreRates(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */

@@ -23,6 +23,8 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
 public final class HeraldStore {
 
+    private static final int CLOSE_COMPACTION_MS = 2000;
+
     public static void main(String[] args) {
         // Before any logger exists: plain stderr logging, warnings and errors only.
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
@@ -95,7 +97,12 @@ public final class HeraldStore {
                 // whatever is left) — in that order, so nothing writes to a closed store.
                 server.close();
                 if (commits != null) commits.stop();
-                backend.close();
+                // A commit per acknowledged write leaves many small chunks, and the space they free
+                // is reused only after 45 s (MVStore's retention time): measured, 64k small inserts in
+                // sequence left a 116 MB file at 12% fill, which a 2 s compaction budget here brought
+                // to 14 MB in 0.2 s. Bounded, so that stopping stays well inside infra/store.ts's grace.
+                if (store != null) store.close(CLOSE_COMPACTION_MS);
+                backend.close(); // the MVStore is closed already; this clears the backend's state
             } catch (RuntimeException | InterruptedException e) {
                 System.err.println("herald-store: shutdown failed: " + e);
             } finally {
