@@ -9,6 +9,8 @@ import org.h2.mvstore.MVStore;
 
 final class GroupCommitter {
 
+    static final String THREAD_NAME = "herald-store-commit";
+
     private final MVStore store;
     private final Consumer<Throwable> onFailure;
     private final Thread thread;
@@ -27,7 +29,7 @@ final class GroupCommitter {
         this.store = store;
         this.onFailure = onFailure;
         this.durableVersion = store.getCurrentVersion(); // what open() read is on disk
-        this.thread = new Thread(this::run, "herald-store-commit");
+        this.thread = new Thread(this::run, THREAD_NAME);
     }
 
     void start() {

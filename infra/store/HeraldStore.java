@@ -58,17 +58,19 @@ public final class HeraldStore {
             // compressed pages make scans ~40x faster and the file ~6x smaller. open() takes a
             // file lock, so a second store on the same file fails here instead of corrupting it.
             // The background writer stays on: it also compacts the file.
+            Thread opener = Thread.currentThread();
             try {
                 mvStore = new MVStore.Builder().fileName(file).cacheSize(256).compress()
-                    // Print what went wrong in H2's own threads; GroupCommitter notices a closed store.
+                    // Print what goes wrong in H2's own threads (GroupCommitter notices a closed store);
+                    // errors while opening and in commits are reported by fail() and fatal() instead.
                     .backgroundExceptionHandler((thread, e) -> {
+                        if (thread == opener || thread.getName().equals(GroupCommitter.THREAD_NAME)) return;
                         System.err.println("herald-store: H2 error in thread " + thread.getName() + ": " + e);
                         e.printStackTrace();
                     })
                     .open();
-                // Opening reads only the file's header and maps; the documents are read on first use.
-                // H2Backend reads each database's collections here, so a file that cannot be read
-                // fails now rather than with the first request.
+                // H2Backend opens every database and collection here, reading pages of each, so a
+                // file that cannot be read mostly fails now (and is reported) rather than later.
                 backend = new H2Backend(mvStore);
             } catch (RuntimeException | StackOverflowError e) {
                 if (mvStore != null) mvStore.closeImmediately();
