@@ -22,13 +22,9 @@ final class GroupCommitter {
     private Throwable failure;
     private boolean stopping; // guarded by lock
 
-    /** The store version known to be committed and synced to the file. */
-    private volatile long durableVersion;
-
     GroupCommitter(MVStore store, Consumer<Throwable> onFailure) {
         this.store = store;
         this.onFailure = onFailure;
-        this.durableVersion = store.getCurrentVersion(); // what open() read is on disk
         this.thread = new Thread(this::run, THREAD_NAME);
     }
 
@@ -50,15 +46,6 @@ final class GroupCommitter {
             }
             return nextRound;
         }
-    }
-
-    /**
-     * True when nothing in the store is newer than the disk: no uncommitted change, and no commit
-     * (ours or the MVStore's background writer's) that has not been synced yet. A reply that may
-     * show data from a write not yet durable waits for a commit when this is false.
-     */
-    boolean isDurable() {
-        return store.getCurrentVersion() == durableVersion && !store.hasUnsavedChanges();
     }
 
     /** Runs the round already asked for, if any, then ends the thread. */
@@ -93,12 +80,11 @@ final class GroupCommitter {
                 nextRound = null; // writes from now on wait for the next round
             }
             try {
-                store.commit(); // writes the new chunk (or nothing, if nothing changed)
-                long version = store.getCurrentVersion();
-                // A background commit may still be serialising or writing in H2's executor threads;
-                // executeFilestoreOperation waits for both executors, then fsyncs the file.
+                store.commit(); // writes a new chunk (or nothing, if nothing changed)
+                // The MVStore's background writer may have committed these writes already, with its
+                // chunk still being serialised or written in H2's executor threads (so commit() found
+                // nothing to do): executeFilestoreOperation waits for both executors, then we fsync.
                 store.executeFilestoreOperation(store::sync);
-                durableVersion = version;
                 round.complete(null);
             } catch (Throwable e) {
                 round.completeExceptionally(e);

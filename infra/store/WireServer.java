@@ -29,6 +29,7 @@ final class WireServer {
     private final MongoBackend backend;
     /** Null on the memory backend: nothing to make durable. */
     private final GroupCommitter committer;
+    private final PendingWrites pending = new PendingWrites(); // shared by all connections
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private ChannelGroup clients;
@@ -58,7 +59,7 @@ final class WireServer {
                         ch.pipeline().addLast(new MongoWireMessageEncoder());
                         ch.pipeline().addLast(new MongoWireProtocolHandler());
                         // Before DepthLimit, so that its refusals keep their place among parked replies.
-                        if (committer != null) ch.pipeline().addLast(new DurableReplies(committer));
+                        if (committer != null) ch.pipeline().addLast(new DurableReplies(committer, pending));
                         ch.pipeline().addLast(new DepthLimit());
                         ch.pipeline().addLast(new MongoDatabaseHandler(backend, clients));
                         ch.pipeline().addLast(new MongoExceptionHandler());

@@ -1,5 +1,6 @@
 // The embedded store itself: durability across a SIGTERM restart and a SIGKILL on the H2 file,
 // and the memory backend used by tests and benchmarks. Runs on its own, without the shared stack.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,6 +96,35 @@ test('every acknowledged write survives a SIGKILL of the store right after its r
   expect(await db.collection('events').countDocuments()).toBe(200);
   expect(await db.collection('counters').find().sort({ _id: 1 }).toArray())
     .toEqual(['k0', 'k1', 'k2', 'k3', 'k4'].map((_id) => ({ _id, n: 10 })));
+});
+
+test('a read never shows a write that a SIGKILL right after it could undo', async () => {
+  const file = path.join(tmp, 'data', 'store.mv.db');
+  const { store } = await start(file);
+  const writer = await connect(store.uri, { maxPoolSize: 5 });
+  const reader = await connect(store.uri, { maxPoolSize: 1 });
+  const events = writer.db('herald_test').collection<{ _id: string; pad: string }>('events');
+  let stopping = false;
+  let next = 0;
+  // Five writers keep inserting; their replies are beside the point (the store dies under them).
+  // Large, incompressible documents make each commit take a while: the window this test aims at.
+  const writing = Promise.all(Array.from({ length: 5 }, async () => {
+    while (!stopping) {
+      await events.insertOne({ _id: `w${next++}`, pad: crypto.randomBytes(200_000).toString('base64') })
+        .catch(() => { stopping = true; });
+    }
+  }));
+  await new Promise((r) => setTimeout(r, 500));
+  const seen = await reader.db('herald_test').collection('events').countDocuments();
+  process.kill(store.pid, 'SIGKILL');
+  stopping = true;
+  await writing;
+  await store.exited;
+  running.splice(running.indexOf(store), 1);
+
+  const { client } = await start(file);
+  expect(seen).toBeGreaterThan(0);
+  expect(await client.db('herald_test').collection('events').countDocuments()).toBeGreaterThanOrEqual(seen);
 });
 
 /** A value `levels` deep (each object or array is one level, as MongoDB counts), objects and arrays in turn. */
