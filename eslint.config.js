@@ -8,7 +8,7 @@ const sandboxForbidden = [
   'node:*', 'fs', 'path', 'crypto', 'os', 'http', 'https', 'net', 'child_process', 'stream', 'util',
   'mongodb', 'nodemailer', 'handlebars', 'mjml', 'koa', '@koa/*', 'smtp-server', 'pino', 'mailparser',
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
-  '../core/*', '../activities/*', '../infra/*', '../api/*',
+  '../core/*', '!../core/workflow-contracts', '../activities/*', '../infra/*', '../api/*',
 ];
 
 module.exports = tseslint.config(
@@ -20,6 +20,15 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // Layers point one way: core/ is used by api/, smtp/, activities/ and the entry points, never the reverse.
+    files: ['core/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['../infra/*', '../workflows/*', '../activities/*', '../api/*', '../smtp/*', '../cli/*'], message: 'core/ imports neither infra/ nor workflows/ (nor the interfaces above it).' }],
+      }],
     },
   },
   {

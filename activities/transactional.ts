@@ -5,7 +5,7 @@ import { buildEvent, recordEvents } from '../core/events';
 import type { EventDoc, MessageDoc, Store } from '../core/store';
 import { messageIdOf, planMessages, type PlannedMessage } from '../core/transactional/plan';
 import { isPermanentRejection } from '../core/transport';
-import type { TransactionalBatchInput } from '../workflows/transactional-batch';
+import type { TransactionalBatchInput } from '../core/workflow-contracts';
 
 export interface TransactionalDeps {
   store: Store;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { projectRoot } from '../infra/paths';
+import { projectRoot } from './project-root';
 
 /** Herald's configuration, read from the environment once and validated. */
 export interface Config {

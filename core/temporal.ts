@@ -1,8 +1,7 @@
 import {
   Client, Connection, isGrpcServiceError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
 } from '@temporalio/client';
-import { searchAttributeKeys, workflowIds } from '../workflows/names';
-import type { TransactionalBatchInput } from '../workflows/transactional-batch';
+import { searchAttributeKeys, workflowIds, type TransactionalBatchInput } from './workflow-contracts';
 
 /** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
 const START_DEADLINE_MS = 5000;

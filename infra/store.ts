@@ -8,7 +8,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ChildExit, startChild, tailOf } from './child';
 import { findExecutable } from './executables';
-import { projectRoot, toolsDir } from './paths';
+import { projectRoot } from '../core/project-root';
+import { toolsDir } from './paths';
 import { freePort, isListening } from './ports';
 
 const run = promisify(execFile);

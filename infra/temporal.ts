@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
-import { searchAttributeKeys } from '../workflows/names';
+import { searchAttributeKeys } from '../core/workflow-contracts';
 import { startChild, tailOf, type ChildExit } from './child';
 import { freePort, waitForPort } from './ports';
 import { temporalCliPath } from './python-tools';

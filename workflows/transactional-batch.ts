@@ -1,11 +1,7 @@
 import { proxyActivities, ActivityFailure, ApplicationFailure, log } from '@temporalio/workflow';
 import type { createTransactionalActivities } from '../activities/transactional';
+import type { TransactionalBatchInput } from '../core/workflow-contracts';
 
-export interface TransactionalBatchInput {
-  account: string;
-  /** Id of the stored, accepted request (claim check): never the body itself. */
-  requestId: string;
-}
 
 type Activities = ReturnType<typeof createTransactionalActivities>;
 

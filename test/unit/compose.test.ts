@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadConfig } from '../../core/config';
-import { searchAttributeKeys } from '../../workflows/names';
+import { searchAttributeKeys } from '../../core/workflow-contracts';
 
 const root = path.resolve(__dirname, '../..');
 const dockerDir = path.join(root, 'docker');

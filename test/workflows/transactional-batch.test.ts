@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import type { TransactionalBatchInput } from '../../workflows/transactional-batch';
+import type { TransactionalBatchInput } from '../../core/workflow-contracts';
 import { quietTemporalRuntime } from '../../worker';
 
 let env: TestWorkflowEnvironment;

@@ -1,5 +1,6 @@
-// Names shared by workflows, the worker, the API and the embedded Temporal server.
-// Pure definitions only: this file is loaded inside the workflow sandbox too.
+// What workflows share with the rest of Herald: names, ids, search attributes and input types.
+// Pure definitions only: this is the one core/ file workflow code may import (it is loaded
+// inside the workflow sandbox too).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /** Search attributes operators filter on in the Temporal UI (registered at server start). */
@@ -14,3 +15,10 @@ export const searchAttributeKeys = {
 export const workflowIds = {
   transactional: (account: string, batch: string) => `tx-${account}-${batch}`,
 };
+
+/** Input of the TransactionalBatch workflow. */
+export interface TransactionalBatchInput {
+  account: string;
+  /** Id of the stored, accepted request (claim check): never the body itself. */
+  requestId: string;
+}
