@@ -126,6 +126,23 @@ describe('npm start on a fresh data folder', () => {
     expect((await sendAs(transactionalKey)).status).toBe(202);
   });
 
+  it('restarts the store when it dies (kill -9), records its new pid, and serves again with nothing lost', async () => {
+    const stackFile = path.join(dataDir, 'stack.json');
+    const storePid = () => (JSON.parse(fs.readFileSync(stackFile, 'utf8')) as { children: Record<string, number> }).children.store;
+    const killed = storePid();
+    process.kill(killed, 'SIGKILL');
+    for (let i = 0; i < 300 && storePid() === killed; i += 1) await new Promise((r) => setTimeout(r, 200));
+    expect(storePid()).not.toBe(killed);
+    let ready = 0;
+    for (let i = 0; i < 150 && ready !== 200; i += 1) {
+      await new Promise((r) => setTimeout(r, 200));
+      ready = (await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status;
+    }
+    expect(ready).toBe(200);
+    expect(output).toContain('the embedded store stopped unexpectedly');
+    expect((await sendAs(transactionalKey)).status).toBe(202); // the key the CLI created just before is still there
+  }, 120000);
+
   it('stops cleanly on Ctrl-C and leaves its data behind', async () => {
     expect(await stopHerald()).toBe(0);
     expect(output).toContain('Herald stopped');
@@ -139,11 +156,11 @@ describe('npm start on a fresh data folder', () => {
     expect(output).not.toContain('Created the demo account');
     expect((await sendAs(transactionalKey)).status).toBe(202);
     let subjects: string[] = [];
-    for (let i = 0; i < 100 && subjects.length < 3; i += 1) {
+    for (let i = 0; i < 100 && subjects.length < 4; i += 1) {
       await new Promise((r) => setTimeout(r, 200));
       subjects = ((await (await fetch(`${line('Mail UI')}/email`)).json()) as Array<{ subject: string }>).map((m) => m.subject);
     }
-    expect(subjects.sort()).toEqual(['Hello', 's', 's']);
+    expect(subjects.sort()).toEqual(['Hello', 's', 's', 's']);
     expect(await stopHerald()).toBe(0);
   }, 120000);
 
