@@ -11,9 +11,13 @@ export interface StructureLimits {
   maxItems: number;
   /** Characters of one key. */
   maxKeyLength: number;
+  /** Characters of one string value (an interface with bigger fields, such as attachments, raises it). */
+  maxStringLength: number;
 }
 
-export const DEFAULT_LIMITS: StructureLimits = { maxDepth: 32, maxKeys: 1000, maxItems: 10_000, maxKeyLength: 1000 };
+export const DEFAULT_LIMITS: StructureLimits = {
+  maxDepth: 32, maxKeys: 1000, maxItems: 10_000, maxKeyLength: 1000, maxStringLength: 1024 * 1024,
+};
 
 /** Why a value was refused; `path` points at the offending place (recipients[3].substitutions). */
 export class LimitError extends Error {
@@ -55,6 +59,7 @@ export function checkStructure(value: unknown, limits: StructureLimits = DEFAULT
   for (let head = 0; head < queue.length; head++) {
     const { value: node, path, depth } = queue[head];
     if (typeof node === 'string') {
+      if (node.length > limits.maxStringLength) throw new LimitError(`String longer than ${limits.maxStringLength} characters`, path);
       if (!node.isWellFormed()) throw new LimitError('Invalid Unicode (lone surrogate) in a string', path);
       continue;
     }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Context, Next } from 'koa';
 import { errors } from '../../core/errors';
+import { DEFAULT_LIMITS } from '../../core/limits';
 import type { Store } from '../../core/store';
 import { acceptSendRequest } from '../../core/transactional/accept';
 import { readBody } from '../middleware/body';
@@ -10,6 +11,8 @@ import { validateSendBody } from './validate-send';
 
 /** The spec's 10MB request limit, attachments included. */
 export const SEND_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+/** One string may fill the request (an attachment's data); the schema bounds every other field. */
+const SEND_LIMITS = { ...DEFAULT_LIMITS, maxStringLength: SEND_BODY_LIMIT_BYTES };
 
 export interface TransactionalDeps { store: Store; temporal: Client; taskQueue: string }
 
@@ -19,7 +22,7 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
 
   // Validate, record the accepted request, start its workflow; 202 only once Temporal has it.
   // Authenticate before reading up to 10 MB of body.
-  router.post('/mail/send', transactionalAuth(deps.store), requireJson, readBody({ types: ['json'], limitBytes: SEND_BODY_LIMIT_BYTES }), async (ctx) => {
+  router.post('/mail/send', transactionalAuth(deps.store), requireJson, readBody({ types: ['json'], limitBytes: SEND_BODY_LIMIT_BYTES, limits: SEND_LIMITS }), async (ctx) => {
     const body = validateSendBody(ctx.request.body);
     const account: string = ctx.state.account;
     const requestId = await acceptSendRequest(deps, { account, source: 'http', body });

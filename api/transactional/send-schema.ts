@@ -1,6 +1,6 @@
 // JSON schema of POST /v1/mail/send, with the spec's limits. Keys the schema does not name are
 // dropped (existing SDKs send a few undocumented ones), so what is stored is only what Herald
-// validated; free-form parts (substitutions) are bounded by the door's structure limits.
+// validated; free-form parts (substitutions) are bounded here and by the door's structure limits.
 // null means absent (stripped before this).
 
 const address = (nameMax: number) => ({
@@ -14,10 +14,24 @@ const address = (nameMax: number) => ({
 }) as const;
 
 const addressList = { type: 'array', maxItems: 10, items: address(100) } as const;
+/** A substitution model: any JSON, each string at most as long as the content it fills. */
+const model = { type: 'object', additionalProperties: { $ref: '#/$defs/modelValue' } } as const;
+/** Returned with every event of the message: small by design (SendGrid caps its own at 10,000 bytes). */
+const customArgs = {
+  type: 'object', maxProperties: 50, propertyNames: { maxLength: 100 }, additionalProperties: { type: 'string', maxLength: 1000 },
+} as const;
 const tagList = { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 100 } } as const;
 const KB300 = 300 * 1024;
 
 export const sendSchema = {
+  $defs: {
+    modelValue: {
+      type: ['string', 'number', 'boolean', 'null', 'array', 'object'],
+      maxLength: KB300,
+      items: { $ref: '#/$defs/modelValue' },
+      additionalProperties: { $ref: '#/$defs/modelValue' },
+    },
+  },
   type: 'object',
   required: ['from', 'subject', 'content', 'recipients'],
   additionalProperties: false,
@@ -51,13 +65,13 @@ export const sendSchema = {
           to: address(100),
           cc: addressList,
           bcc: addressList,
-          substitutions: { type: 'object' },
-          custom_args: { type: 'object', additionalProperties: { type: 'string' } },
+          substitutions: model,
+          custom_args: customArgs,
           tags: tagList, // the spec bounds batch tags; a recipient's get the same bounds
         },
       },
     },
-    substitutions: { type: 'object' },
+    substitutions: model,
     tags: tagList,
     batch_code: { type: 'string', maxLength: 30 },
   },

@@ -6,7 +6,7 @@ import type { SendRequestBody } from '../../core/transactional/request';
 import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 
 // removeAdditional: keys the schema does not name are dropped, never stored.
-const ajv = new Ajv({ allErrors: true, strict: true, removeAdditional: true });
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, removeAdditional: true });
 addFormats(ajv, ['email']);
 const validateSchema = ajv.compile(sendSchema);
 

@@ -96,6 +96,26 @@ it.each([
   expect(await stored()).toBe(before);
 });
 
+it('bounds the free-form parts: substitution strings (300KB), custom_args (50 keys, values 1000)', async () => {
+  const before = await stored();
+  const response = await send({
+    ...minimal('free@example.net'),
+    substitutions: { order: { lines: [{ note: 'x'.repeat(300 * 1024 + 1) }] } },
+    recipients: [{ to: { email: 'free@example.net' }, custom_args: { big: 'y'.repeat(1001) } }],
+  });
+  expect(response.status).toBe(400);
+  expect(((await response.json()) as Json).error.errors).toEqual({
+    'substitutions.order.lines[0].note': 'max_length_exceeded',
+    'recipients[0].custom_args.big': 'max_length_exceeded',
+  });
+  const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
+  const tooMany = await send({ ...minimal('free@example.net'), recipients: [{ to: { email: 'free@example.net' }, custom_args: many }] });
+  expect(((await tooMany.json()) as Json).error.errors).toEqual({ 'recipients[0].custom_args': 'too_many_items' });
+  expect(await stored()).toBe(before);
+  const nested = { ...minimal('model@example.net'), substitutions: { order: { id: 7, paid: true, lines: [{ sku: 'a', qty: 2 }, null] } } };
+  expect((await send(nested)).status).toBe(202);
+});
+
 describe('every answer is JSON in its prefix shape', () => {
   it.each(['/v1', '/v1/nothing', '/v1/mail/send/extra'])('404 under %s in the transactional shape', async (path) => {
     const response = await fetch(`${herald.baseUrl}${path}`);

@@ -57,3 +57,10 @@ describe('checkStructure', () => {
     expect(() => checkStructure({ subject: 'ok \u{1F600}' })).not.toThrow();
   });
 });
+
+describe('string length', () => {
+  it('refuses a string longer than the limit, naming where', () => {
+    expect(() => checkStructure({ a: 'x'.repeat(DEFAULT_LIMITS.maxStringLength) })).not.toThrow();
+    expect(() => checkStructure({ a: ['x'.repeat(DEFAULT_LIMITS.maxStringLength + 1)] })).toThrow('String longer than 1048576 characters at a[0]');
+  });
+});
