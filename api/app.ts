@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../core/logger';
 import type { Store } from '../core/store';
+import { accountRouters } from './account/router';
 import { healthRouter } from './health';
 import { errorBoundary } from './middleware/error-boundary';
 import { requestContext } from './middleware/request-context';
@@ -19,5 +20,6 @@ export function createApp(deps: ApiDeps): Koa {
   app.use(errorBoundary);
   app.use(health.routes()).use(health.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
+  for (const router of accountRouters(deps)) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

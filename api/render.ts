@@ -17,6 +17,8 @@ const TRANSACTIONAL_TYPES: Record<ErrorCode, string> = {
   [ErrorCode.TooManyRequests]: 'too_many_requests',
   [ErrorCode.Internal]: 'internal_server_error',
   [ErrorCode.Unavailable]: 'service_unavailable',
+  [ErrorCode.AccountRequired]: 'account_required',
+  [ErrorCode.PasswordExpired]: 'password_expired',
 };
 
 /** The transactional API (/v1): `{success, error: {status, type, message, errors?}}`, codes per field. */
@@ -33,9 +35,13 @@ export const renderTransactional: ErrorRenderer = (ctx, error) => {
   });
 };
 
-/** The account API (/v2) envelope: `{href, success, error: {status, type, userMessage, validationErrors?}}`. */
+/**
+ * The account API (/v2) envelope: `{href, success, error: {status, type, userMessage, validationErrors?, data?}, data?}`.
+ * Error data (the accounts of ACCOUNT_REQUIRED) sits in `error.data`, as the spec says, and at
+ * the top level too, where the original's clients read it.
+ */
 export const renderAccount: ErrorRenderer = (ctx, error) => {
-  const fields = error.extra.fields;
+  const { fields, data } = error.extra;
   respond(ctx, error, {
     href: ctx.path,
     success: false,
@@ -44,7 +50,9 @@ export const renderAccount: ErrorRenderer = (ctx, error) => {
       type: error.code,
       userMessage: error.message,
       ...(fields ? { validationErrors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.message])) } : {}),
+      ...(data !== undefined ? { data } : {}),
     },
+    ...(data !== undefined ? { data } : {}),
   });
 };
 

@@ -15,6 +15,10 @@ export enum ErrorCode {
   TooManyRequests = 'TOO_MANY_REQUESTS',
   Internal = 'INTERNAL_ERROR',
   Unavailable = 'SERVICE_UNAVAILABLE',
+  /** Login with an email registered in several accounts: `data` lists them. */
+  AccountRequired = 'ACCOUNT_REQUIRED',
+  /** Login with an expired password: repeat it with a newPassword. */
+  PasswordExpired = 'PASSWORD_EXPIRED',
 }
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -30,6 +34,8 @@ export const STATUS: Record<ErrorCode, number> = {
   [ErrorCode.TooManyRequests]: 429,
   [ErrorCode.Internal]: 500,
   [ErrorCode.Unavailable]: 503,
+  [ErrorCode.AccountRequired]: 409,
+  [ErrorCode.PasswordExpired]: 401,
 };
 
 /** The transactional API's validation codes (the spec's list). */
@@ -47,6 +53,8 @@ export class AppError extends Error {
       fields?: Record<string, FieldError>;
       /** Response headers that belong to the error (Allow, Retry-After). */
       headers?: Record<string, string>;
+      /** Data the client needs to repeat the request (the accounts of ACCOUNT_REQUIRED). */
+      data?: unknown;
     } = {},
   ) {
     super(message);
@@ -83,6 +91,9 @@ export const errors = {
     new AppError(ErrorCode.PayloadTooLarge, `Request body exceeds the limit of ${formatBytes(limitBytes)}`),
   tooManyRequests: (message: string, retryAfterSeconds?: number) => new AppError(ErrorCode.TooManyRequests, message,
     retryAfterSeconds ? { headers: { 'Retry-After': String(retryAfterSeconds) } } : {}),
+  accountRequired: (accounts: string[]) => new AppError(ErrorCode.AccountRequired,
+    'This email belongs to several accounts: repeat the login naming one of them in "account"', { data: accounts }),
+  passwordExpired: () => new AppError(ErrorCode.PasswordExpired, 'The password has expired: repeat the login with a "newPassword"'),
   internal: () => new AppError(ErrorCode.Internal, 'Unexpected server error'),
   unavailable: (message = 'Service temporarily unavailable, please retry') => new AppError(ErrorCode.Unavailable, message),
 };

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { nextId } from './counters';
 import type { KeyDoc, KeyKind, Store } from './store';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -25,17 +26,23 @@ export function formatKey(account: string, kind: KeyKind): string {
   return kind === 'transactional' ? `${account}-tr-${randomToken()}` : `${account}-${randomToken()}`;
 }
 
-/** Creates a key, stores its hash, and returns the key itself (shown once, never stored). */
-export async function issueKey(store: Store, account: string, kind: KeyKind): Promise<string> {
+/**
+ * Creates a key, stores its hash, and returns the key itself (shown once, never stored) with
+ * its id. An API key belongs to a user and acts with that user's permissions.
+ */
+export async function issueKey(store: Store, account: string, kind: KeyKind, userId?: number): Promise<{ id: number; key: string }> {
   const key = formatKey(account, kind);
+  const id = await nextId(store, account, 'keys');
   await store.keys.insertOne({
     _id: hashKey(key),
     account,
     kind,
+    id,
+    ...(userId !== undefined ? { userId } : {}),
     hint: `${key.slice(0, key.lastIndexOf('-') + 5)}…`,
     createdAt: new Date(),
   });
-  return key;
+  return { id, key };
 }
 
 /** The key's record when the key exists and is of the wanted kind. */

@@ -2,11 +2,38 @@ import { Binary, BSON, Collection, Db, MongoClient, MongoError, MongoInvalidArgu
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
-export interface AccountDoc { _id: string; createdAt: Date }
+export interface AccountDoc { _id: string; name?: string; createdAt: Date }
 
 export type KeyKind = 'api' | 'transactional';
-/** An API key, stored only as the SHA-256 of the key (keys are long random strings). */
-export interface KeyDoc { _id: string; account: string; kind: KeyKind; hint: string; createdAt: Date }
+/**
+ * A key, stored only as the SHA-256 of the key (keys are long random strings). API keys belong
+ * to a user (`userId`) and carry that user's permissions; `id` numbers them per account.
+ */
+export interface KeyDoc { _id: string; account: string; kind: KeyKind; id: number; userId?: number; hint: string; createdAt: Date }
+
+/** A person or integration of an account; permissions are the original's ACL strings. */
+export interface UserDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  /** Normalised (lowercase); absent for the account's first user, which only has a key. */
+  email?: string;
+  /** Shown as `user` at login: the part of the email before the @, or "owner". */
+  username: string;
+  /** scrypt, see core/passwords.ts; absent when the user cannot log in with a password. */
+  passwordHash?: string;
+  /** Login answers PASSWORD_EXPIRED until a newPassword is given. */
+  passwordExpired: boolean;
+  permissions: string[];
+  created: Date;
+  lastModified: Date;
+}
+
+/** A login session, stored only as the SHA-256 of its token; expiry slides with use. */
+export interface SessionDoc { _id: string; account: string; userId: number; expiresAt: Date; createdAt: Date }
+
+/** Per-account integer ids: `<account>:<namespace>` → the last id given. */
+export interface CounterDoc { _id: string; seq: number }
 
 /**
  * An accepted transactional request: the claim check the workflow receives the id of. What the
@@ -64,6 +91,9 @@ export interface Store {
   db: Db;
   accounts: Collection<AccountDoc>;
   keys: Collection<KeyDoc>;
+  users: Collection<UserDoc>;
+  sessions: Collection<SessionDoc>;
+  counters: Collection<CounterDoc>;
   sendRequests: Collection<SendRequestDoc>;
   messages: Collection<MessageDoc>;
   events: Collection<EventDoc>;
@@ -80,6 +110,9 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     db,
     accounts: db.collection('accounts'),
     keys: db.collection('keys'),
+    users: db.collection('users'),
+    sessions: db.collection('sessions'),
+    counters: db.collection('counters'),
     sendRequests: db.collection('sendRequests'),
     messages: db.collection('messages'),
     events: db.collection('events'),
@@ -92,6 +125,11 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
 async function ensureIndexes(store: Store): Promise<void> {
   await Promise.all([
     store.keys.createIndex({ account: 1, kind: 1 }),
+    store.keys.createIndex({ account: 1, id: 1 }, { unique: true }),
+    // One user per email in an account; the one user without an email is the account's first.
+    store.users.createIndex({ account: 1, email: 1 }, { unique: true }),
+    store.users.createIndex({ email: 1 }),
+    store.sessions.createIndex({ account: 1, userId: 1 }),
     store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
     store.messages.createIndex({ account: 1, requestId: 1 }),
     store.events.createIndex({ track_id: 1 }, { unique: true }),

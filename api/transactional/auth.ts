@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { findKey } from '../../core/keys';
 import type { Store } from '../../core/store';
 import { errors } from '../../core/errors';
+import { keyFromHeader } from '../credential-header';
 
 /**
  * Authenticates a transactional key. Accepts `Bearer <key>`, `bearer <key>` (Java SDK) and
@@ -16,10 +17,4 @@ export function transactionalAuth(store: Store) {
     ctx.state.account = record.account;
     await next();
   };
-}
-
-export function keyFromHeader(header: string): string | undefined {
-  const value = header.trim();
-  const key = /^bearer(\s|$)/i.test(value) ? value.slice(6).trim() : value;
-  return key || undefined;
 }

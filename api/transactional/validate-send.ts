@@ -1,13 +1,9 @@
-import Ajv, { ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
 import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
 import type { SendRequestBody } from '../../core/transactional/request';
+import { ajv, fieldErrorsOf } from '../validation';
 import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 
-// removeAdditional: keys the schema does not name are dropped, never stored.
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, removeAdditional: true });
-addFormats(ajv, ['email']);
 const validateSchema = ajv.compile(sendSchema);
 
 /**
@@ -28,7 +24,7 @@ export function validateSendBody(raw: unknown): SendRequestBody {
     if (isPresent(body[field])) add(field, 'invalid_value', 'Not supported yet by this server');
   }
   if (!validateSchema(body)) {
-    for (const error of validateSchema.errors ?? []) add(...describe(error));
+    for (const [field, error] of Object.entries(fieldErrorsOf(validateSchema.errors))) fields[field] ??= error;
   }
   const content = body.content as { html?: unknown; text?: unknown } | undefined;
   if (content && typeof content === 'object' && !content.html && !content.text) add('content', 'required_at_least_one');
@@ -53,37 +49,6 @@ function isPresent(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
   return true;
-}
-
-function describe(error: ErrorObject): [string, ValidationCode] {
-  const path = toFieldPath(error.instancePath);
-  const join = (child: string) => (path ? `${path}.${child}` : child);
-  switch (error.keyword) {
-    case 'required':
-      return [join(String(error.params.missingProperty)), 'required'];
-    case 'minItems':
-      return [path, 'required_at_least_one'];
-    case 'maxItems':
-    case 'maxProperties':
-      return [path, 'too_many_items'];
-    case 'maxLength':
-      return [path, 'max_length_exceeded'];
-    case 'minLength':
-      return [path, 'required'];
-    case 'propertyNames':
-      return [join(String(error.params.propertyName)), 'invalid_value'];
-    default:
-      return [path || 'body', 'invalid_value'];
-  }
-}
-
-/** "/recipients/0/to/email" → "recipients[0].to.email" */
-function toFieldPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
 }
 
 /** The Java SDK sends unset fields as null: treat null as absent, at every depth of objects. */

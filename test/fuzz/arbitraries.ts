@@ -76,10 +76,9 @@ const rawDamage: fc.Arbitrary<RawDamage> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom('{', ']', ',', '"', '\\', '\u0000', 'null', '"__proto__":{},') }) },
 );
 
-/** The text of a mutated send body: 0 to 3 mutations of a valid body, sometimes damaged as text. */
-export const mutatedSendBody: fc.Arbitrary<string> = fc
-  .tuple(validSendBody, fc.array(mutation, { maxLength: 3 }), rawDamage)
-  .map(([body, mutations, damage]) => {
+/** JSON text of 0 to 3 mutations of a valid body, sometimes damaged as text. */
+export function mutatedJson<T>(valid: fc.Arbitrary<T>): fc.Arbitrary<string> {
+  return fc.tuple(valid, fc.array(mutation, { maxLength: 3 }), rawDamage).map(([body, mutations, damage]) => {
     const value = structuredClone(body) as Json;
     // Mutated places get a marker; the hostile JSON text replaces it after serialising.
     mutations.forEach((m, i) => applyMutation(value, m, marker(i)));
@@ -87,6 +86,60 @@ export const mutatedSendBody: fc.Arbitrary<string> = fc
     mutations.forEach((m, i) => { if (m.kind !== 'delete') text = text.replace(JSON.stringify(marker(i)), m.value); });
     return damageText(text, damage);
   });
+}
+
+/**
+ * A form body (PHP-style brackets, as the original's clients send) of a mutated valid body, or
+ * raw hostile form text: deep brackets, operator keys, __proto__, many parameters.
+ */
+export function mutatedForm<T>(valid: fc.Arbitrary<T>): fc.Arbitrary<string> {
+  const encoded = fc.tuple(valid, fc.array(fc.tuple(hostileKey, fc.string({ maxLength: 30 })), { maxLength: 3 }))
+    .map(([body, extra]) => {
+      const pairs = [...formPairs(body as Json, ''), ...extra.map(([k, v]) => [k, v] as [string, string])];
+      return pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(v)}`).join('&');
+    });
+  const raw = fc.oneof(
+    fc.integer({ min: 20, max: 3000 }).map((n) => `a${'[b]'.repeat(n)}=1`),
+    fc.constantFrom('user[$ne]=x&password[$gt]=', '__proto__[admin]=1&user=a', 'constructor[prototype][x]=1', 'permissions[][$where]=1', '%', '%zz=1', '&&&=&='),
+    fc.integer({ min: 900, max: 3000 }).map((n) => Array.from({ length: n }, (_, i) => `p${i}=1`).join('&')),
+    fc.string({ unit: 'binary-ascii', maxLength: 200 }),
+  );
+  return fc.oneof({ weight: 3, arbitrary: encoded }, { weight: 1, arbitrary: raw });
+}
+
+/** `a[b][0]=v` pairs of a value, as PHP's http_build_query writes them (iterative). */
+function formPairs(root: Json, prefix: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  const stack: Array<[Json, string]> = [[root, prefix]];
+  while (stack.length > 0 && pairs.length < 2000) {
+    const [value, name] = stack.pop()!;
+    if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) stack.push([v, name ? `${name}[${k}]` : k]);
+    } else if (name) {
+      pairs.push([name, value === null ? '' : String(value)]);
+    }
+  }
+  return pairs;
+}
+
+/** The text of a mutated send body. */
+export const mutatedSendBody = mutatedJson(validSendBody);
+
+/** What the fuzzer knows of its account, so that some generated requests are valid. */
+export interface FuzzContext { account: string; apiKey: string; email: string; password: string }
+
+/** A login as clients send it: email or user@account and password, maybe account and newPassword; or an apikey. */
+export const validLogin = (known: FuzzContext) => fc.oneof(
+  fc.record({ user: fc.constantFrom(known.email, known.email.toUpperCase()), password: fc.constant(known.password), account: fc.constant(known.account) }, { requiredKeys: ['user', 'password'] }),
+  fc.record({ user: email, password: fc.string({ minLength: 1, maxLength: 20 }), account: fc.stringMatching(/^[a-z0-9]{1,12}$/) }, { requiredKeys: ['user', 'password'] }),
+  fc.record({ apikey: fc.oneof(fc.constant(known.apiKey), fc.string({ minLength: 8, maxLength: 60 })) }),
+);
+
+const PERMISSIONS = ['contacts:list', 'contacts:create', 'lists:list', 'users:list', 'tasks:cancel', 'root:all'];
+/** A new user of an account. */
+export const validNewUser = fc.record({
+  email, password: fc.string({ minLength: 8, maxLength: 30 }), permissions: fc.subarray(PERMISSIONS),
+}, { requiredKeys: ['email', 'password'] });
 
 /** Containers of a value and the path to each, found without recursion. */
 function containers(root: Json): Array<Record<string, Json> | Json[]> {

@@ -1,6 +1,7 @@
 // Runs fast-check against a live Herald: every generated request must get a non-5xx JSON
 // answer in its interface's shape. Counts answers by status for the report.
 import fc from 'fast-check';
+import type { FuzzContext } from './arbitraries';
 import type { FuzzTarget } from './targets';
 
 export interface CampaignResult {
@@ -13,7 +14,8 @@ export interface CampaignResult {
 
 export interface CampaignOptions {
   baseUrl: string;
-  credentials: { transactional: string; api: string };
+  known: FuzzContext;
+  transactionalKey: string;
   runs: number;
   timeLimitMs: number;
   seed?: number;
@@ -22,10 +24,14 @@ export interface CampaignOptions {
 export async function runCampaign(target: FuzzTarget, options: CampaignOptions): Promise<CampaignResult> {
   const statuses: Record<string, number> = {};
   let runs = 0;
-  const property = fc.asyncProperty(target.body, async (body) => {
-    const response = await fetch(`${options.baseUrl}${target.path}`, {
+  const property = fc.asyncProperty(target.body(options.known), async (body) => {
+    const key = { none: undefined, transactional: options.transactionalKey, api: options.known.apiKey }[target.auth];
+    const response = await fetch(`${options.baseUrl}${target.path(options.known.account)}`, {
       method: target.method,
-      headers: { 'content-type': target.contentType, authorization: `Bearer ${options.credentials[target.auth]}` },
+      headers: {
+        'content-type': target.contentType,
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+      },
       body,
     });
     runs += 1;

@@ -4,8 +4,10 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { sendSchema } from '../../api/transactional/send-schema';
 import { checkStructure } from '../../core/limits';
+import { isPermission } from '../../core/permissions';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
 import { readHttpBody } from '../../core/transactional/request';
+import { createUser } from '../../core/users';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { runCampaign, type CampaignResult } from './campaign';
 import { FUZZ_TARGETS } from './targets';
@@ -22,14 +24,18 @@ afterAll(() => herald?.stop());
 const strictAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(strictAjv, ['email']);
 const storedBodyIsValid = strictAjv.compile(sendSchema);
+const USER_FIELDS = new Set(['_id', 'account', 'id', 'email', 'username', 'passwordHash', 'passwordExpired', 'permissions', 'created', 'lastModified']);
 
 it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, store up, only validated fields stored', async () => {
   const account = await herald.newAccount();
+  const known = { account: account.account, apiKey: account.apiKey, email: 'fuzz@example.com', password: 'fuzz password' };
+  await createUser(herald.services.store, account.account, { email: known.email, password: known.password });
   const results: CampaignResult[] = [];
   for (const target of FUZZ_TARGETS) {
     results.push(await runCampaign(target, {
       baseUrl: herald.baseUrl,
-      credentials: { transactional: account.transactionalKey, api: account.apiKey },
+      known,
+      transactionalKey: account.transactionalKey,
       runs: RUNS,
       timeLimitMs: SECONDS * 1000,
       seed: process.env.HERALD_FUZZ_SEED ? Number(process.env.HERALD_FUZZ_SEED) : undefined,
@@ -38,6 +44,7 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
   process.stdout.write(`${JSON.stringify({ fuzz: results.map(({ target, runs, statuses }) => ({ target, runs, statuses })) })}\n`);
   for (const result of results) expect(result.failure).toBeUndefined();
   for (const result of results) expect(result.runs).toBeGreaterThan(Math.min(RUNS, 50));
+  for (const result of results) expect(Object.keys(result.statuses).some((s) => Number(s) < 300)).toBe(true); // some inputs were valid
 
   // The store and the service are still up.
   expect(await herald.services.store.db.command({ ping: 1 })).toMatchObject({ ok: 1 });
@@ -52,5 +59,12 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
     expect(() => checkStructure(body)).not.toThrow();
     if (!storedBodyIsValid(body)) throw new Error(`stored body outside the schema: ${JSON.stringify(storedBodyIsValid.errors)}`);
     for (const name of Object.keys(body.headers ?? {})) expect(isAllowedCustomHeader(name)).toBe(true);
+  }
+  const users = await herald.services.store.users.find({ account: account.account }).toArray();
+  expect(users.length).toBeGreaterThan(1); // the owner and some fuzzed creates
+  for (const user of users) {
+    expect(Object.keys(user).every((k) => USER_FIELDS.has(k))).toBe(true);
+    expect(user.permissions.every(isPermission)).toBe(true);
+    expect(() => checkStructure(user)).not.toThrow();
   }
 });

@@ -62,6 +62,28 @@ describe('herald account create', () => {
     expect(result.stderr).toContain('lowercase letters and digits');
   });
 
+  it('refuses the names of API paths (login, logout)', async () => {
+    const result = await herald(['account', 'create', 'login'], env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('reserved');
+  });
+
+  it('creates a user with a password shown once and stored only as a scrypt hash', async () => {
+    await herald(['account', 'create', 'users1'], env);
+    const result = await herald(['user', 'create', 'users1', 'Ops@Example.com'], env);
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(created).toEqual({ account: 'users1', id: expect.any(Number), email: 'ops@example.com', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
+    const stored = await client.db(database).collection('users').findOne({ account: 'users1', email: 'ops@example.com' });
+    expect(stored!.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(JSON.stringify(stored)).not.toContain(created.password);
+    const { verifyPassword } = await import('../../core/passwords');
+    expect(await verifyPassword(created.password, stored!.passwordHash)).toBe(true);
+    const missing = await herald(['user', 'create', 'nosuchaccount', 'a@example.com'], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('No account');
+  });
+
   it('explains its usage for an unknown command', async () => {
     const result = await herald(['frobnicate'], env);
     expect(result.code).toBe(2);

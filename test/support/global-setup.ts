@@ -10,10 +10,18 @@ import { startEmbeddedTemporal } from '../../infra/temporal';
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const stops: Array<() => Promise<void>> = [];
-  const [store, temporal] = await Promise.all([
+  const started = await Promise.allSettled([
     process.env.MONGODB_URI ? undefined : startEmbeddedStore({ file: null, logFile: path.join(dir, 'store.log') }),
     process.env.TEMPORAL_ADDRESS ? undefined : startEmbeddedTemporal({ dbFile: null, logFile: path.join(dir, 'temporal.log') }),
   ]);
+  // One failed: stop the other, or it outlives the run (jest skips the teardown after a failed setup).
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value?.stop() : undefined)));
+    throw failed.reason;
+  }
+  const [store, temporal] = started.map((s) => (s as PromiseFulfilledResult<unknown>).value) as [
+    Awaited<ReturnType<typeof startEmbeddedStore>> | undefined, Awaited<ReturnType<typeof startEmbeddedTemporal>> | undefined];
   if (store) {
     process.env.MONGODB_URI = store.uri;
     stops.push(store.stop);

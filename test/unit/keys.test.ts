@@ -1,5 +1,5 @@
 import { formatKey, hashKey, randomToken } from '../../core/keys';
-import { keyFromHeader } from '../../api/transactional/auth';
+import { keyFromHeader } from '../../api/credential-header';
 import { derivedId, newId } from '../../core/ids';
 
 describe('keys', () => {

@@ -1,0 +1,24 @@
+import type Router from '@koa/router';
+import { errors } from '../../core/errors';
+import type { Store } from '../../core/store';
+import { reply } from './envelope';
+
+/**
+ * GET /v2/{account}: the account's information, in the shape the original's clients read
+ * (`code`, `name`, `plan`). A self-hosted account has no plan limits: those are null.
+ */
+export function accountInfoRoutes(router: Router, store: Store): void {
+  router.get('/', async (ctx) => {
+    const account = await store.accounts.findOne({ _id: ctx.params.account });
+    if (!account) throw errors.notFound('No such account');
+    // Contacts arrive with the contacts resource; until then the collection is empty.
+    const active = await store.db.collection('contacts').countDocuments({ account: account._id, state: 'ACTIVE' });
+    reply(ctx, {
+      data: {
+        code: account._id,
+        name: account.name ?? account._id,
+        plan: { state: 'ACTIVE', contacts: { limit: null, active }, emails: { available: null } },
+      },
+    });
+  });
+}

@@ -1,0 +1,27 @@
+import type { Context } from 'koa';
+
+export interface Paging { offset: number; limit: number; results: number; total: number }
+
+export interface Reply {
+  status?: number;
+  data?: unknown;
+  paging?: Paging;
+  sort?: { sortby: string; sortdir: 'asc' | 'desc' };
+  /** Set on a create, as the original does for lists. */
+  location?: string;
+  /** The original answers login and logout with `url` where the rest carries `href`. */
+  pathKey?: 'href' | 'url';
+}
+
+/** Writes a successful account API answer in the envelope: `{href, success, data, paging?, sort?}`. */
+export function reply(ctx: Context, { status = 200, data, paging, sort, location, pathKey = 'href' }: Reply): void {
+  ctx.status = status;
+  if (location) ctx.set('Location', location);
+  ctx.body = {
+    [pathKey]: ctx.path,
+    success: true,
+    ...(data !== undefined ? { data } : {}),
+    ...(paging ? { paging } : {}),
+    ...(sort ? { sort } : {}),
+  };
+}

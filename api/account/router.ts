@@ -1,0 +1,22 @@
+import Router from '@koa/router';
+import type { Store } from '../../core/store';
+import { readBody } from '../middleware/body';
+import { accountInfoRoutes } from './account-info';
+import { authenticate, requireOwnAccount } from './auth';
+import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
+import { loginRouter } from './login';
+import { userRoutes } from './users';
+
+export interface AccountApiDeps { store: Store }
+
+/**
+ * The account REST API under /v2: login and logout, then everything under /v2/{account},
+ * authenticated, limited to the credential's own account, with JSON or form bodies.
+ */
+export function accountRouters(deps: AccountApiDeps): Router[] {
+  const scoped = new Router({ prefix: '/v2/:account' });
+  scoped.use(authenticate(deps.store), requireOwnAccount, readBody({ types: ['json', 'form'], limitBytes: ACCOUNT_BODY_LIMIT_BYTES }));
+  accountInfoRoutes(scoped, deps.store);
+  userRoutes(scoped, deps.store);
+  return [loginRouter(deps.store), scoped];
+}

@@ -1,0 +1,140 @@
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { Principal } from '../../core/credentials';
+import { errors, fieldError } from '../../core/errors';
+import { issueKey } from '../../core/keys';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../core/passwords';
+import { ALL_PERMISSIONS } from '../../core/permissions';
+import { isDuplicateKey, type KeyDoc, type Store, type UserDoc } from '../../core/store';
+import { createUser, deleteUser, findUser, normaliseEmail, type NewUser } from '../../core/users';
+import { validator } from '../validation';
+import { requirePermission } from './auth';
+import { reply } from './envelope';
+import { parseListOptions, type ListSpec } from './list-options';
+
+const email = { type: 'string', format: 'email', maxLength: 254 } as const;
+const password = { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 200 } as const;
+const permissions = { type: 'array', maxItems: ALL_PERMISSIONS.length, items: { type: 'string', enum: [...ALL_PERMISSIONS] } } as const;
+
+const validateCreate = validator<NewUser>({
+  type: 'object', additionalProperties: false, required: ['email', 'password'], properties: { email, password, permissions },
+});
+const validateUpdate = validator<Partial<NewUser>>({
+  type: 'object', additionalProperties: false, properties: { email, password, permissions },
+});
+
+const LIST: ListSpec = { sortFields: ['id', 'email', 'created'], defaultDir: 'asc', defaultLimit: 20 };
+
+/** The user as the API shows it: never a password hash. */
+function userView(user: UserDoc) {
+  return {
+    id: user.id, email: user.email ?? null, username: user.username, permissions: user.permissions,
+    created: user.created.toISOString(), lastModified: user.lastModified.toISOString(),
+  };
+}
+
+function keyView(key: KeyDoc) {
+  return { id: key.id, hint: key.hint, created: key.createdAt.toISOString() };
+}
+
+/** `/users/{id}` with an integer id of this account, else 404. */
+async function loadUser(store: Store, ctx: Context): Promise<UserDoc> {
+  const id = /^\d{1,9}$/.test(ctx.params.id) ? Number(ctx.params.id) : NaN;
+  const user = Number.isNaN(id) ? null : await findUser(store, ctx.params.account, id);
+  if (!user) throw errors.notFound('No such user');
+  return user;
+}
+
+/** No one grants what they do not hold: a users:create key cannot mint an all-powerful user. */
+function checkGrantable(principal: Principal, wanted: string[] | undefined) {
+  const missing = (wanted ?? ALL_PERMISSIONS).filter((p) => !principal.permissions.has(p));
+  if (missing.length > 0) throw errors.forbidden(`You cannot grant permissions you do not have: ${missing.slice(0, 10).join(', ')}`);
+}
+
+/** Managing a user's keys: the user themselves, or someone allowed to update users. */
+async function selfOrUsersUpdate(ctx: Context, next: Next) {
+  const principal: Principal = ctx.state.principal;
+  if (String(principal.userId) !== ctx.params.id && !principal.permissions.has('users:update')) {
+    throw errors.forbidden('Missing permission users:update');
+  }
+  await next();
+}
+
+/** Users of an account, and their API keys (`/v2/{account}/users…`). */
+export function userRoutes(router: Router, store: Store): void {
+  router.get('/users', requirePermission('users:list'), async (ctx) => {
+    const options = parseListOptions(ctx, LIST);
+    const query = { account: ctx.params.account, ...(options.q ? { email: options.q } : {}) };
+    const [users, total] = await Promise.all([
+      store.users.find(query).sort({ [options.sortby]: options.sortdir === 'asc' ? 1 : -1, id: 1 }).skip(options.offset).limit(options.limit).toArray(),
+      store.users.countDocuments(query),
+    ]);
+    reply(ctx, {
+      data: users.map(userView),
+      paging: { offset: options.offset, limit: options.limit, results: users.length, total },
+      sort: { sortby: options.sortby, sortdir: options.sortdir },
+    });
+  });
+
+  router.post('/users', requirePermission('users:create'), async (ctx) => {
+    const input = validateCreate(ctx.request.body ?? {});
+    checkGrantable(ctx.state.principal, input.permissions);
+    const user = await createUser(store, ctx.params.account, input);
+    reply(ctx, { status: 201, data: userView(user), location: `/v2/${user.account}/users/${user.id}` });
+  });
+
+  router.get('/users/:id', requirePermission('users:list'), async (ctx) => {
+    reply(ctx, { data: userView(await loadUser(store, ctx)) });
+  });
+
+  router.put('/users/:id', requirePermission('users:update'), async (ctx) => {
+    const user = await loadUser(store, ctx);
+    const input = validateUpdate(ctx.request.body ?? {});
+    if (input.permissions) checkGrantable(ctx.state.principal, input.permissions);
+    const changes: Partial<UserDoc> = {};
+    if (input.email !== undefined) {
+      if (!user.email) throw errors.validation({ email: fieldError('invalid_value', 'The account\'s first user has no email') });
+      changes.email = normaliseEmail(input.email);
+      changes.username = changes.email.slice(0, changes.email.lastIndexOf('@'));
+    }
+    if (input.password !== undefined) Object.assign(changes, { passwordHash: await hashPassword(input.password), passwordExpired: false });
+    if (input.permissions !== undefined) changes.permissions = [...new Set(input.permissions)];
+    try {
+      await store.users.updateOne({ _id: user._id, account: user.account }, { $set: { ...changes, lastModified: new Date() } });
+    } catch (error) {
+      if (isDuplicateKey(error)) throw errors.conflict('A user with this email already exists', { email: fieldError('invalid_value', 'Email already in use in this account') });
+      throw error;
+    }
+    // Only the modified information, as the original's PUT answers.
+    const { passwordHash: _hash, passwordExpired: _expired, ...shown } = changes;
+    reply(ctx, { data: { id: user.id, ...shown, ...(input.password !== undefined ? { password: 'changed' } : {}) } });
+  });
+
+  router.delete('/users/:id', requirePermission('users:delete'), async (ctx) => {
+    const user = await loadUser(store, ctx);
+    if (user.id === (ctx.state.principal as Principal).userId) throw errors.badRequest('You cannot delete your own user');
+    await deleteUser(store, user.account, user.id);
+    reply(ctx, {});
+  });
+
+  router.get('/users/:id/keys', selfOrUsersUpdate, async (ctx) => {
+    const user = await loadUser(store, ctx);
+    const keys = await store.keys.find({ account: user.account, kind: 'api', userId: user.id }).sort({ id: 1 }).limit(1000).toArray();
+    reply(ctx, { data: keys.map(keyView) });
+  });
+
+  router.post('/users/:id/keys', selfOrUsersUpdate, async (ctx) => {
+    const user = await loadUser(store, ctx);
+    const { id, key } = await issueKey(store, user.account, 'api', user.id);
+    // The key itself is shown only in this answer; it is stored as a hash.
+    reply(ctx, { status: 201, data: { id, key }, location: `/v2/${user.account}/users/${user.id}/keys/${id}` });
+  });
+
+  router.delete('/users/:id/keys/:keyId', selfOrUsersUpdate, async (ctx) => {
+    const user = await loadUser(store, ctx);
+    const keyId = /^\d{1,9}$/.test(ctx.params.keyId) ? Number(ctx.params.keyId) : NaN;
+    const { deletedCount } = await store.keys.deleteOne({ account: user.account, kind: 'api', userId: user.id, id: keyId });
+    if (deletedCount === 0) throw errors.notFound('No such key');
+    reply(ctx, {});
+  });
+}

@@ -1,0 +1,66 @@
+// Request validation with ajv, shared by every interface: one ajv, one mapping of its errors to
+// the error model's field errors (path → code and message). Keys a schema does not name are
+// dropped (removeAdditional), so only validated fields go further.
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { errors, fieldError, type FieldError, type ValidationCode } from '../core/errors';
+
+export const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, removeAdditional: true });
+addFormats(ajv, ['email', 'date-time']);
+
+/** Field errors of a failed ajv validation, the first per field. */
+export function fieldErrorsOf(list: ErrorObject[] | null | undefined): Record<string, FieldError> {
+  const fields: Record<string, FieldError> = {};
+  for (const error of list ?? []) {
+    const [field, code, message] = describe(error);
+    fields[field] ??= fieldError(code, message);
+  }
+  return fields;
+}
+
+/** A validator that returns the value typed, or throws VALIDATION_ERROR naming every bad field. */
+export function validator<T>(schema: object): (value: unknown) => T {
+  const validate = ajv.compile(schema);
+  return (value) => {
+    if (!validate(value)) throw errors.validation(fieldErrorsOf(validate.errors));
+    return value as T;
+  };
+}
+
+function describe(error: ErrorObject): [string, ValidationCode, string | undefined] {
+  const path = toFieldPath(error.instancePath);
+  const join = (child: string) => (path ? `${path}.${child}` : child);
+  const limit = (error.params as { limit?: number }).limit;
+  switch (error.keyword) {
+    case 'required':
+      return [join(String(error.params.missingProperty)), 'required', undefined];
+    case 'minItems':
+      return [path, 'required_at_least_one', undefined];
+    case 'maxItems':
+    case 'maxProperties':
+      return [path, 'too_many_items', `At most ${limit} elements`];
+    case 'maxLength':
+      return [path, 'max_length_exceeded', `At most ${limit} characters`];
+    case 'minLength':
+      return limit === 1 ? [path, 'required', undefined] : [path, 'invalid_value', `At least ${limit} characters`];
+    case 'propertyNames':
+      return [join(String(error.params.propertyName)), 'invalid_value', 'Invalid name'];
+    case 'format':
+      return [path || 'body', 'invalid_value', error.params.format === 'email' ? 'Invalid email address' : `Must be ${error.params.format}`];
+    case 'enum':
+      return [path || 'body', 'invalid_value', `Must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`];
+    case 'type':
+      return [path || 'body', 'invalid_value', `Must be ${error.params.type}`];
+    default:
+      return [path || 'body', 'invalid_value', undefined];
+  }
+}
+
+/** "/recipients/0/to/email" → "recipients[0].to.email" */
+function toFieldPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}
