@@ -32,6 +32,73 @@ export interface UserDoc {
 /** A login session, stored only as the SHA-256 of its token; expiry slides with use. */
 export interface SessionDoc { _id: string; account: string; userId: number; expiresAt: Date; createdAt: Date }
 
+/** A list of contacts (membership is on the contact: ContactDoc.lists). */
+export interface ListDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  created: Date;
+  lastModified: Date;
+  lastMailed: Date | null;
+}
+
+/** An interest contacts may have (ContactDoc.interests); expirationDays 0 = never expires. */
+export interface InterestDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  description: string;
+  expirationDays: number;
+  created: Date;
+  lastModified: Date;
+  lastMailed: Date | null;
+}
+
+export type FieldFormat = 'TEXT' | 'INT' | 'DATE';
+/** A custom field (ids from 10; 1–9 are the built-in fields, which are not stored). */
+export interface FieldDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  /** The substitution variable name, upper case (NUMERODECLIENTE). */
+  tag: string;
+  format: FieldFormat;
+  created: Date;
+  lastModified: Date;
+}
+
+export type ContactState = 'ACTIVE' | 'BOUNCED' | 'UNSUBSCRIBED' | 'COMPLAINED';
+/** A contact; email is unique per account (normalised lowercase). */
+export interface ContactDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  gender: '' | 'M' | 'F';
+  language: '' | 'de' | 'en' | 'es' | 'fr' | 'it' | 'pt';
+  preferredFormat: 'HTML' | 'TEXT';
+  source: string;
+  state: ContactState;
+  quality: number;
+  /** Ids of the lists the contact is in. */
+  lists: number[];
+  interests: Array<{ id: number; subscribed: Date }>;
+  /** Custom field id → value (a string, checked against the field's format). */
+  customFields: Record<string, string>;
+  created: Date;
+  lastModified: Date;
+  lastMailed: Date | null;
+  lastAction: Date | null;
+  inactivated: Date | null;
+}
+
 /** Per-account integer ids: `<account>:<namespace>` → the last id given. */
 export interface CounterDoc { _id: string; seq: number }
 
@@ -94,6 +161,10 @@ export interface Store {
   users: Collection<UserDoc>;
   sessions: Collection<SessionDoc>;
   counters: Collection<CounterDoc>;
+  lists: Collection<ListDoc>;
+  interests: Collection<InterestDoc>;
+  fields: Collection<FieldDoc>;
+  contacts: Collection<ContactDoc>;
   sendRequests: Collection<SendRequestDoc>;
   messages: Collection<MessageDoc>;
   events: Collection<EventDoc>;
@@ -113,6 +184,10 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     users: db.collection('users'),
     sessions: db.collection('sessions'),
     counters: db.collection('counters'),
+    lists: db.collection('lists'),
+    interests: db.collection('interests'),
+    fields: db.collection('fields'),
+    contacts: db.collection('contacts'),
     sendRequests: db.collection('sendRequests'),
     messages: db.collection('messages'),
     events: db.collection('events'),
@@ -130,6 +205,13 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.users.createIndex({ account: 1, email: 1 }, { unique: true }),
     store.users.createIndex({ email: 1 }),
     store.sessions.createIndex({ account: 1, userId: 1 }),
+    store.lists.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.interests.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.fields.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.contacts.createIndex({ account: 1, email: 1 }, { unique: true }),
+    store.contacts.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.contacts.createIndex({ account: 1, lists: 1 }),
+    store.contacts.createIndex({ account: 1, 'interests.id': 1 }),
     store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
     store.messages.createIndex({ account: 1, requestId: 1 }),
     store.events.createIndex({ track_id: 1 }, { unique: true }),

@@ -11,8 +11,7 @@ export function accountInfoRoutes(router: Router, store: Store): void {
   router.get('/', async (ctx) => {
     const account = await store.accounts.findOne({ _id: ctx.params.account });
     if (!account) throw errors.notFound('No such account');
-    // Contacts arrive with the contacts resource; until then the collection is empty.
-    const active = await store.db.collection('contacts').countDocuments({ account: account._id, state: 'ACTIVE' });
+    const active = await store.contacts.countDocuments({ account: account._id, state: 'ACTIVE' });
     reply(ctx, {
       data: {
         code: account._id,
