@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { ListOptions } from './list-options';
 
 export interface Paging { offset: number; limit: number; results: number; total: number }
 
@@ -24,4 +25,13 @@ export function reply(ctx: Context, { status = 200, data, paging, sort, location
     ...(paging ? { paging } : {}),
     ...(sort ? { sort } : {}),
   };
+}
+
+/** A listing's answer: the page, with `paging` and the `sort` it used. */
+export function replyPage(ctx: Context, options: ListOptions, data: unknown[], total: number): void {
+  reply(ctx, {
+    data,
+    paging: { offset: options.offset, limit: options.limit, results: data.length, total },
+    sort: { sortby: options.sortby, sortdir: options.sortdir },
+  });
 }

@@ -4,6 +4,9 @@ import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { authenticate, requireOwnAccount } from './auth';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
+import { fieldRoutes } from './fields';
+import { interestRoutes } from './interests';
+import { listRoutes } from './lists';
 import { loginRouter } from './login';
 import { userRoutes } from './users';
 
@@ -18,5 +21,8 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   scoped.use(authenticate(deps.store), requireOwnAccount, readBody({ types: ['json', 'form'], limitBytes: ACCOUNT_BODY_LIMIT_BYTES }));
   accountInfoRoutes(scoped, deps.store);
   userRoutes(scoped, deps.store);
+  listRoutes(scoped, deps.store);
+  interestRoutes(scoped, deps.store);
+  fieldRoutes(scoped, deps.store);
   return [loginRouter(deps.store), scoped];
 }

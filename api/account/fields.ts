@@ -1,0 +1,76 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { errors } from '../../core/errors';
+import {
+  builtInField, createField, customField, deleteField, findCustomField, findField, findFields, MAX_TAG_LENGTH, updateField, type FieldInput,
+} from '../../core/fields';
+import type { FieldDoc, Store } from '../../core/store';
+import { validator } from '../validation';
+import { requirePermission } from './auth';
+import { reply, replyPage } from './envelope';
+import { parseListOptions, type ListSpec } from './list-options';
+import { integerParam } from './params';
+import { name } from './schemas';
+
+/** The substitution variable's name: letters, digits and _ (stored upper case). */
+const tag = { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH, pattern: '^[A-Za-z0-9_]+$' } as const;
+const format = { type: 'string', enum: ['TEXT', 'INT', 'DATE'] } as const;
+const validateCreate = validator<FieldInput>({
+  type: 'object', additionalProperties: false, required: ['name'], properties: { name, tag, format },
+});
+// format is accepted only unchanged (a client may PUT back the record it read).
+const validateUpdate = validator<Partial<FieldInput>>({
+  type: 'object', additionalProperties: false, properties: { name, tag, format },
+});
+
+const LIST: ListSpec = { sortFields: ['id', 'name'], defaultDir: 'asc', defaultLimit: 20 };
+
+/** The id of a field to modify or delete (NaN when not an id); a built-in one is refused. */
+function changeableFieldId(ctx: Context): number {
+  const id = integerParam(ctx);
+  if (builtInField(id)) {
+    // A request error whoever sends it, so 400 rather than 403 (which means a missing permission).
+    throw errors.badRequest(`Field ${id} is a built-in field: it cannot be modified or deleted`);
+  }
+  return id;
+}
+
+async function loadCustomField(store: Store, ctx: Context): Promise<FieldDoc> {
+  const id = changeableFieldId(ctx);
+  const field = Number.isNaN(id) ? null : await findCustomField(store, ctx.params.account, id);
+  if (!field) throw errors.notFound('No such field');
+  return field;
+}
+
+/** Contact fields, built-in and custom (`/v2/{account}/fields…`). */
+export function fieldRoutes(router: Router, store: Store): void {
+  router.get('/fields', requirePermission('fields:list'), async (ctx) => {
+    const options = parseListOptions(ctx, LIST);
+    const { items, total } = await findFields(store, ctx.params.account, options);
+    replyPage(ctx, options, items, total);
+  });
+
+  router.post('/fields', requirePermission('fields:create'), async (ctx) => {
+    const field = await createField(store, ctx.params.account, validateCreate(ctx.request.body ?? {}));
+    reply(ctx, { status: 201, data: customField(field), location: `/v2/${field.account}/fields/${field.id}` });
+  });
+
+  router.get('/fields/:id', requirePermission('fields:list'), async (ctx) => {
+    const id = integerParam(ctx);
+    const field = Number.isNaN(id) ? null : await findField(store, ctx.params.account, id);
+    if (!field) throw errors.notFound('No such field');
+    reply(ctx, { data: field });
+  });
+
+  router.put('/fields/:id', requirePermission('fields:update'), async (ctx) => {
+    const field = await loadCustomField(store, ctx);
+    const changes = await updateField(store, field, validateUpdate(ctx.request.body ?? {}));
+    reply(ctx, { data: { id: field.id, ...changes } });
+  });
+
+  router.delete('/fields/:id', requirePermission('fields:delete'), async (ctx) => {
+    const id = changeableFieldId(ctx);
+    if (Number.isNaN(id) || !(await deleteField(store, ctx.params.account, id))) throw errors.notFound('No such field');
+    reply(ctx, {});
+  });
+}

@@ -1,0 +1,74 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { errors } from '../../core/errors';
+import { contactCounts, createList, deleteList, findList, findLists, updateList, type ContactCounts, type ListInput } from '../../core/lists';
+import type { ListDoc, Store } from '../../core/store';
+import { validator } from '../validation';
+import { requirePermission } from './auth';
+import { reply, replyPage } from './envelope';
+import { parseListOptions, type ListSpec } from './list-options';
+import { integerParam } from './params';
+import { description, name } from './schemas';
+
+const tags = { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } } as const;
+const validateCreate = validator<ListInput>({
+  type: 'object', additionalProperties: false, required: ['name'], properties: { name, description, tags },
+});
+const validateUpdate = validator<Partial<ListInput>>({
+  type: 'object', additionalProperties: false, properties: { name, description, tags },
+});
+
+const LIST: ListSpec = { sortFields: ['name', 'created', 'lastMailed'], defaultDir: 'asc', defaultLimit: 10 };
+
+/** The list as the original shows it; quality is 0 until contacts are scored. */
+function listView(list: ListDoc, counts: ContactCounts) {
+  return {
+    id: list.id, name: list.name, description: list.description,
+    created: list.created.toISOString(), lastMailed: list.lastMailed?.toISOString() ?? null,
+    ...counts, quality: 0, tags: list.tags,
+  };
+}
+
+async function withCounts(store: Store, account: string, lists: ListDoc[]) {
+  if (lists.length === 0) return [];
+  const counts = await contactCounts(store, account, lists.map((l) => l.id));
+  return lists.map((list) => listView(list, counts.get(list.id)!));
+}
+
+async function loadList(store: Store, ctx: Context): Promise<ListDoc> {
+  const id = integerParam(ctx);
+  const list = Number.isNaN(id) ? null : await findList(store, ctx.params.account, id);
+  if (!list) throw errors.notFound('No such list');
+  return list;
+}
+
+/** Lists of contacts (`/v2/{account}/lists…`). */
+export function listRoutes(router: Router, store: Store): void {
+  router.get('/lists', requirePermission('lists:list'), async (ctx) => {
+    const options = parseListOptions(ctx, LIST);
+    const { items, total } = await findLists(store, ctx.params.account, options);
+    replyPage(ctx, options, await withCounts(store, ctx.params.account, items), total);
+  });
+
+  router.post('/lists', requirePermission('lists:create'), async (ctx) => {
+    const list = await createList(store, ctx.params.account, validateCreate(ctx.request.body ?? {}));
+    // 201 with a Location, as the original answers a list create.
+    reply(ctx, { status: 201, data: listView(list, { activeContacts: 0, totalContacts: 0 }), location: `/v2/${list.account}/lists/${list.id}` });
+  });
+
+  router.get('/lists/:id', requirePermission('lists:list'), async (ctx) => {
+    reply(ctx, { data: (await withCounts(store, ctx.params.account, [await loadList(store, ctx)]))[0] });
+  });
+
+  router.put('/lists/:id', requirePermission('lists:update'), async (ctx) => {
+    const list = await loadList(store, ctx);
+    const changes = await updateList(store, list, validateUpdate(ctx.request.body ?? {}));
+    reply(ctx, { data: { id: list.id, ...changes } });
+  });
+
+  router.delete('/lists/:id', requirePermission('lists:delete'), async (ctx) => {
+    const id = integerParam(ctx);
+    if (Number.isNaN(id) || !(await deleteList(store, ctx.params.account, id))) throw errors.notFound('No such list');
+    reply(ctx, {});
+  });
+}
