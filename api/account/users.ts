@@ -9,8 +9,9 @@ import { isDuplicateKey, type KeyDoc, type Store, type UserDoc } from '../../cor
 import { createUser, deleteUser, findUser, normaliseEmail, type NewUser } from '../../core/users';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
-import { reply } from './envelope';
+import { reply, replyPage } from './envelope';
 import { parseListOptions, type ListSpec } from './list-options';
+import { integerParam } from './params';
 
 const email = { type: 'string', format: 'email', maxLength: 254 } as const;
 const password = { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 200 } as const;
@@ -39,7 +40,7 @@ function keyView(key: KeyDoc) {
 
 /** `/users/{id}` with an integer id of this account, else 404. */
 async function loadUser(store: Store, ctx: Context): Promise<UserDoc> {
-  const id = /^\d{1,9}$/.test(ctx.params.id) ? Number(ctx.params.id) : NaN;
+  const id = integerParam(ctx);
   const user = Number.isNaN(id) ? null : await findUser(store, ctx.params.account, id);
   if (!user) throw errors.notFound('No such user');
   return user;
@@ -69,11 +70,7 @@ export function userRoutes(router: Router, store: Store): void {
       store.users.find(query).sort({ [options.sortby]: options.sortdir === 'asc' ? 1 : -1, id: 1 }).skip(options.offset).limit(options.limit).toArray(),
       store.users.countDocuments(query),
     ]);
-    reply(ctx, {
-      data: users.map(userView),
-      paging: { offset: options.offset, limit: options.limit, results: users.length, total },
-      sort: { sortby: options.sortby, sortdir: options.sortdir },
-    });
+    replyPage(ctx, options, users.map(userView), total);
   });
 
   router.post('/users', requirePermission('users:create'), async (ctx) => {
@@ -132,7 +129,7 @@ export function userRoutes(router: Router, store: Store): void {
 
   router.delete('/users/:id/keys/:keyId', selfOrUsersUpdate, async (ctx) => {
     const user = await loadUser(store, ctx);
-    const keyId = /^\d{1,9}$/.test(ctx.params.keyId) ? Number(ctx.params.keyId) : NaN;
+    const keyId = integerParam(ctx, 'keyId');
     const { deletedCount } = await store.keys.deleteOne({ account: user.account, kind: 'api', userId: user.id, id: keyId });
     if (deletedCount === 0) throw errors.notFound('No such key');
     reply(ctx, {});
