@@ -141,6 +141,13 @@ export const validNewUser = fc.record({
   email, password: fc.string({ minLength: 8, maxLength: 30 }), permissions: fc.subarray(PERMISSIONS),
 }, { requiredKeys: ['email', 'password'] });
 
+/** A new list: a name (sometimes only spaces, or at the 100-character limit), maybe a description and tags. */
+export const validNewList = fc.record({
+  name: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom(' ', 'n'.repeat(100), 'Clientes VIP')),
+  description: fc.string({ maxLength: 200 }),
+  tags: fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }),
+}, { requiredKeys: ['name'] });
+
 /** Containers of a value and the path to each, found without recursion. */
 function containers(root: Json): Array<Record<string, Json> | Json[]> {
   const found: Array<Record<string, Json> | Json[]> = [];

@@ -25,6 +25,7 @@ const strictAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true
 addFormats(strictAjv, ['email']);
 const storedBodyIsValid = strictAjv.compile(sendSchema);
 const USER_FIELDS = new Set(['_id', 'account', 'id', 'email', 'username', 'passwordHash', 'passwordExpired', 'permissions', 'created', 'lastModified']);
+const LIST_FIELDS = ['_id', 'account', 'created', 'description', 'id', 'lastMailed', 'lastModified', 'name', 'tags'];
 
 it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, store up, only validated fields stored', async () => {
   const account = await herald.newAccount();
@@ -66,5 +67,14 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
     expect(Object.keys(user).every((k) => USER_FIELDS.has(k))).toBe(true);
     expect(user.permissions.every(isPermission)).toBe(true);
     expect(() => checkStructure(user)).not.toThrow();
+  }
+  const lists = await herald.services.store.lists.find({ account: account.account }).toArray();
+  expect(lists.length).toBeGreaterThan(0);
+  const chars = (value: unknown) => (typeof value === 'string' ? [...value].length : NaN); // as ajv counts
+  for (const list of lists) {
+    expect(Object.keys(list).sort()).toEqual(LIST_FIELDS);
+    expect(list.name === list.name.trim() && chars(list.name) >= 1 && chars(list.name) <= 100).toBe(true);
+    expect(chars(list.description) <= 1000).toBe(true);
+    expect(list.tags.length <= 20 && list.tags.every((t) => chars(t) >= 1 && chars(t) <= 50)).toBe(true);
   }
 });

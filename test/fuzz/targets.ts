@@ -1,7 +1,7 @@
 // The endpoints under fuzz, each with its input generator and the rules its answers must keep.
 // Every endpoint a later issue adds joins this list.
 import type fc from 'fast-check';
-import { mutatedForm, mutatedJson, mutatedSendBody, validLogin, validNewUser, type FuzzContext } from './arbitraries';
+import { mutatedForm, mutatedJson, mutatedSendBody, validLogin, validNewList, validNewUser, type FuzzContext } from './arbitraries';
 
 export interface FuzzTarget {
   name: string;
@@ -84,5 +84,13 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   {
     name: 'POST /v2/{account}/users (form)', method: 'POST', path: (account) => `/v2/${account}/users`, contentType: FORM_TYPE, auth: 'api',
     body: () => mutatedForm(validNewUser), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/lists (JSON)', method: 'POST', path: (account) => `/v2/${account}/lists`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validNewList), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/lists (form)', method: 'POST', path: (account) => `/v2/${account}/lists`, contentType: FORM_TYPE, auth: 'api',
+    body: () => mutatedForm(validNewList), checkAnswer: checkAccountAnswer,
   },
 ];
