@@ -83,8 +83,8 @@ export function findCustomField(store: Store, account: string, id: number): Prom
 }
 
 /**
- * A page of all fields, built-in ones first by id. At most 207 fields, so they are searched,
- * sorted and cut in memory, which keeps the built-in ones in the same order and paging.
+ * A page of all fields, built-in and custom together. There are at most 207, so they are
+ * searched, sorted and cut in memory: the built-in ones take their place in one order and paging.
  */
 export async function findFields(store: Store, account: string, page: PageRequest): Promise<Page<Field>> {
   const custom = await store.fields.find({ account }).toArray();
