@@ -85,7 +85,7 @@ export const errors = {
   notFound: (message = 'No resource at this address') => new AppError(ErrorCode.NotFound, message),
   methodNotAllowed: (allowed: string[]) => new AppError(ErrorCode.MethodNotAllowed,
     `Method not allowed here; allowed: ${allowed.join(', ') || 'none'}`, { headers: { Allow: allowed.join(', ') } }),
-  conflict: (message: string, fields?: Record<string, FieldError>) => new AppError(ErrorCode.Conflict, message, { fields }),
+  conflict: (message: string, fields?: Record<string, FieldError>, data?: unknown) => new AppError(ErrorCode.Conflict, message, { fields, data }),
   unsupportedMediaType: (message: string) => new AppError(ErrorCode.UnsupportedMediaType, message),
   payloadTooLarge: (limitBytes: number) =>
     new AppError(ErrorCode.PayloadTooLarge, `Request body exceeds the limit of ${formatBytes(limitBytes)}`),

@@ -3,6 +3,7 @@ import type { Store } from '../../core/store';
 import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { authenticate, requireOwnAccount } from './auth';
+import { contactRoutes } from './contacts';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
 import { fieldRoutes } from './fields';
 import { interestRoutes } from './interests';
@@ -24,5 +25,6 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);
   fieldRoutes(scoped, deps.store);
+  contactRoutes(scoped, deps.store);
   return [loginRouter(deps.store), scoped];
 }

@@ -148,6 +148,18 @@ export const validNewList = fc.record({
   tags: fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }),
 }, { requiredKeys: ['name'] });
 
+/** A new contact as the original's clients send it (lists 1–3 exist once the lists target ran). */
+export const validNewContact = fc.record({
+  email,
+  firstName: fc.string({ maxLength: 30 }),
+  lastName: fc.string({ maxLength: 30 }),
+  gender: fc.constantFrom('', 'M', 'F', 'm'),
+  language: fc.constantFrom('', 'es', 'en', 'pt'),
+  lists: fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constantFrom('1', '2'), fc.record({ id: fc.integer({ min: 1, max: 3 }) })), { maxLength: 2 }),
+  interests: fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 2 }),
+  customFields: fc.array(fc.record({ id: fc.integer({ min: 1, max: 12 }), value: fc.string({ maxLength: 10 }) }), { maxLength: 2 }),
+}, { requiredKeys: ['email'] });
+
 /** Containers of a value and the path to each, found without recursion. */
 function containers(root: Json): Array<Record<string, Json> | Json[]> {
   const found: Array<Record<string, Json> | Json[]> = [];

@@ -24,6 +24,8 @@ afterAll(() => herald?.stop());
 const strictAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(strictAjv, ['email']);
 const storedBodyIsValid = strictAjv.compile(sendSchema);
+const CONTACT_FIELDS = ['_id', 'account', 'created', 'customFields', 'email', 'firstName', 'gender', 'id', 'inactivated', 'interests', 'language',
+  'lastAction', 'lastMailed', 'lastModified', 'lastName', 'lists', 'preferredFormat', 'quality', 'source', 'state'];
 const USER_FIELDS = new Set(['_id', 'account', 'id', 'email', 'username', 'passwordHash', 'passwordExpired', 'permissions', 'created', 'lastModified']);
 const LIST_FIELDS = ['_id', 'account', 'created', 'description', 'id', 'lastMailed', 'lastModified', 'name', 'tags'];
 
@@ -76,5 +78,15 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
     expect(list.name === list.name.trim() && chars(list.name) >= 1 && chars(list.name) <= 100).toBe(true);
     expect(chars(list.description) <= 1000).toBe(true);
     expect(list.tags.length <= 20 && list.tags.every((t) => chars(t) >= 1 && chars(t) <= 50)).toBe(true);
+  }
+  const contacts = await herald.services.store.contacts.find({ account: account.account }).toArray();
+  expect(contacts.length).toBeGreaterThan(0);
+  const listIds = new Set(lists.map((l) => l.id));
+  for (const contact of contacts) {
+    expect(Object.keys(contact).sort()).toEqual(CONTACT_FIELDS);
+    expect(contact.email).toBe(contact.email.trim().toLowerCase());
+    expect(contact.lists.every((id) => listIds.has(id))).toBe(true);
+    expect(Object.values(contact.customFields).every((v) => typeof v === 'string')).toBe(true);
+    expect(() => checkStructure(contact)).not.toThrow();
   }
 });

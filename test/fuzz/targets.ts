@@ -1,7 +1,7 @@
 // The endpoints under fuzz, each with its input generator and the rules its answers must keep.
 // Every endpoint a later issue adds joins this list.
 import type fc from 'fast-check';
-import { mutatedForm, mutatedJson, mutatedSendBody, validLogin, validNewList, validNewUser, type FuzzContext } from './arbitraries';
+import { mutatedForm, mutatedJson, mutatedSendBody, validLogin, validNewContact, validNewList, validNewUser, type FuzzContext } from './arbitraries';
 
 export interface FuzzTarget {
   name: string;
@@ -92,5 +92,13 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   {
     name: 'POST /v2/{account}/lists (form)', method: 'POST', path: (account) => `/v2/${account}/lists`, contentType: FORM_TYPE, auth: 'api',
     body: () => mutatedForm(validNewList), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/contacts (JSON)', method: 'POST', path: (account) => `/v2/${account}/contacts`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validNewContact), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/contacts (form)', method: 'POST', path: (account) => `/v2/${account}/contacts`, contentType: FORM_TYPE, auth: 'api',
+    body: () => mutatedForm(validNewContact), checkAnswer: checkAccountAnswer,
   },
 ];

@@ -1,0 +1,186 @@
+// Contacts of an account: create, update, upsert into a list, memberships and unsubscription.
+// Emails are unique per account (a unique index decides, so concurrent creates cannot both win).
+import { nextId } from './counters';
+import { errors, fieldError, type FieldError } from './errors';
+import { isDuplicateKey, type ContactDoc, type FieldDoc, type Store } from './store';
+import { normaliseEmail } from './users';
+
+/** A contact's writable fields as the API validated them (references as ids). */
+export interface ContactInput {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  gender?: ContactDoc['gender'];
+  language?: ContactDoc['language'];
+  preferredFormat?: ContactDoc['preferredFormat'];
+  customFields?: Array<{ id: number; value: string }>;
+  interests?: number[];
+  lists?: number[];
+}
+
+/** The custom fields of the account, by id: for validating values and showing names. */
+export async function customFieldsOf(store: Store, account: string): Promise<Map<number, FieldDoc>> {
+  const fields = await store.fields.find({ account }).limit(1000).toArray();
+  return new Map(fields.map((f) => [f.id, f]));
+}
+
+/**
+ * Checks that every referenced list, interest and custom field exists and that each custom
+ * value fits its field's format; throws one VALIDATION_ERROR naming every problem.
+ */
+export async function checkReferences(store: Store, account: string, input: ContactInput): Promise<void> {
+  const problems: Record<string, FieldError> = {};
+  const missing = async (ids: number[] | undefined, collection: 'lists' | 'interests', label: string) => {
+    if (!ids?.length) return;
+    const found = new Set((await store[collection].find({ account, id: { $in: ids } }).project<{ id: number }>({ id: 1 }).toArray()).map((d) => d.id));
+    ids.forEach((id, i) => { if (!found.has(id)) problems[`${collection}[${i}]`] ??= fieldError('invalid_value', `No ${label} with id ${id}`); });
+  };
+  await missing(input.lists, 'lists', 'list');
+  await missing(input.interests, 'interests', 'interest');
+  if (input.customFields?.length) {
+    const fields = await customFieldsOf(store, account);
+    input.customFields.forEach(({ id, value }, i) => {
+      const field = fields.get(id);
+      if (!field) problems[`customFields[${i}].id`] = fieldError('invalid_value', `No custom field with id ${id}`);
+      else if (value !== '' && !fitsFormat(value, field.format)) {
+        problems[`customFields[${i}].value`] = fieldError('invalid_value', `Not a valid ${field.format} for the field ${field.name}`);
+      }
+    });
+  }
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** INT: an integer; DATE: an ISO 8601 date or date-time, with `Z` or a `±hh[:]mm` offset. */
+export function fitsFormat(value: string, format: FieldDoc['format']): boolean {
+  if (format === 'INT') return /^-?\d{1,15}$/.test(value);
+  if (format === 'DATE') return DATE.test(value) && !Number.isNaN(Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2').replace(' ', 'T')));
+  return value.length <= 1000;
+}
+
+/** The contact a path names: an integer id, or an email address. */
+export function findContact(store: Store, account: string, ref: string): Promise<ContactDoc | null> {
+  if (/^\d{1,12}$/.test(ref)) return store.contacts.findOne({ _id: `${account}:${Number(ref)}`, account });
+  return store.contacts.findOne({ account, email: normaliseEmail(ref) });
+}
+
+/** Creates a contact (state ACTIVE); 409 RESOURCE_EXISTS with the existing id when the email is taken. */
+export async function createContact(store: Store, account: string, input: ContactInput & { email: string }, source = 'MANUAL'): Promise<ContactDoc> {
+  await checkReferences(store, account, input);
+  const now = new Date();
+  const id = await nextId(store, account, 'contacts');
+  const contact: ContactDoc = {
+    _id: `${account}:${id}`,
+    account,
+    id,
+    email: normaliseEmail(input.email),
+    firstName: input.firstName ?? '',
+    lastName: input.lastName ?? '',
+    gender: input.gender ?? '',
+    language: input.language ?? '',
+    preferredFormat: input.preferredFormat ?? 'HTML',
+    source,
+    state: 'ACTIVE',
+    quality: 0,
+    lists: [...new Set(input.lists ?? [])],
+    interests: [...new Set(input.interests ?? [])].map((interest) => ({ id: interest, subscribed: now })),
+    customFields: Object.fromEntries((input.customFields ?? []).filter((f) => f.value !== '').map((f) => [String(f.id), f.value])),
+    created: now,
+    lastModified: now,
+    lastMailed: null,
+    lastAction: null,
+    inactivated: null,
+  };
+  try {
+    await store.contacts.insertOne(contact);
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    // The existing id goes along: a client of the original updates that contact next.
+    const existing = await store.contacts.findOne({ account, email: contact.email });
+    throw errors.conflict('A contact with this email already exists',
+      { email: fieldError('invalid_value', 'This email is already a contact of the account') }, existing ? { id: existing.id } : undefined);
+  }
+  return contact;
+}
+
+/**
+ * Applies a partial update. `interests` and `lists`, when given, replace the contact's own
+ * (interests kept keep their subscription date); custom fields given are set (an empty value
+ * clears one). The email cannot change. Returns the fields that changed, as stored.
+ */
+export async function updateContact(store: Store, contact: ContactDoc, input: ContactInput): Promise<Partial<ContactDoc>> {
+  await checkReferences(store, contact.account, input);
+  const changes: Partial<ContactDoc> = {};
+  for (const key of ['firstName', 'lastName', 'gender', 'language', 'preferredFormat'] as const) {
+    if (input[key] !== undefined && input[key] !== contact[key]) Object.assign(changes, { [key]: input[key] });
+  }
+  if (input.lists) changes.lists = [...new Set(input.lists)];
+  if (input.interests) {
+    const since = new Map(contact.interests.map((i) => [i.id, i.subscribed]));
+    const now = new Date();
+    changes.interests = [...new Set(input.interests)].map((id) => ({ id, subscribed: since.get(id) ?? now }));
+  }
+  if (input.customFields?.length) {
+    const values = { ...contact.customFields };
+    for (const { id, value } of input.customFields) {
+      if (value === '') delete values[String(id)];
+      else values[String(id)] = value;
+    }
+    changes.customFields = values;
+  }
+  if (Object.keys(changes).length === 0) return {};
+  changes.lastModified = new Date();
+  await store.contacts.updateOne({ _id: contact._id, account: contact.account }, { $set: changes });
+  Object.assign(contact, changes);
+  return changes;
+}
+
+/**
+ * POST /lists/{id}/contacts: creates the contact, or updates the one with that email, and puts
+ * it in the list (keeping its other lists). A create that loses a race becomes an update.
+ */
+export async function upsertIntoList(store: Store, account: string, listId: number, input: ContactInput & { email: string }): Promise<ContactDoc> {
+  if (!(await store.lists.findOne({ _id: `${account}:${listId}`, account }))) throw errors.notFound(`No list with id ${listId}`);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await store.contacts.findOne({ account, email: normaliseEmail(input.email) });
+    if (existing) {
+      const lists = [...new Set([...(input.lists ?? existing.lists), listId])];
+      await updateContact(store, existing, { ...input, lists });
+      return existing;
+    }
+    try {
+      return await createContact(store, account, { ...input, lists: [...(input.lists ?? []), listId] });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'RESOURCE_EXISTS') throw error;
+    }
+  }
+  throw errors.unavailable('The contact is being changed by another request, please retry');
+}
+
+/** Adds or removes one list or interest, leaving the others as they are. */
+export async function setMembership(
+  store: Store, contact: ContactDoc, kind: 'lists' | 'interests', id: number, member: boolean,
+): Promise<Partial<ContactDoc>> {
+  const exists = await store[kind].findOne({ _id: `${contact.account}:${id}`, account: contact.account });
+  if (!exists) throw errors.notFound(`No ${kind === 'lists' ? 'list' : 'interest'} with id ${id}`);
+  const now = new Date();
+  const filter = { _id: contact._id, account: contact.account };
+  if (kind === 'lists') {
+    await store.contacts.updateOne(filter, member ? { $addToSet: { lists: id }, $set: { lastModified: now } } : { $pull: { lists: id }, $set: { lastModified: now } });
+  } else if (member) {
+    await store.contacts.updateOne({ ...filter, 'interests.id': { $ne: id } }, { $push: { interests: { id, subscribed: now } }, $set: { lastModified: now } });
+  } else {
+    await store.contacts.updateOne(filter, { $pull: { interests: { id } }, $set: { lastModified: now } });
+  }
+  const updated = await store.contacts.findOne(filter);
+  return { [kind]: updated?.[kind] ?? [] };
+}
+
+/** Marks the contact unsubscribed: no more mail; only an opt-in form brings it back. */
+export async function unsubscribe(store: Store, contact: ContactDoc): Promise<Partial<ContactDoc>> {
+  if (contact.state === 'UNSUBSCRIBED') return { state: 'UNSUBSCRIBED' };
+  const changes = { state: 'UNSUBSCRIBED' as const, lastModified: new Date() };
+  await store.contacts.updateOne({ _id: contact._id, account: contact.account }, { $set: changes });
+  return changes;
+}
