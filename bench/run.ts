@@ -1,6 +1,7 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
 import { quietTemporalRuntime } from '../worker';
+import { runContactsApi } from './contacts-api';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
 import { runStoreRates } from './store-rates';
@@ -16,6 +17,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'herald-send': (done) => runHeraldSend(done['temporal-bare']?.workflows_per_s as number | undefined),
   // The store alone: memory vs durable file, and nested vs JSON-string request bodies.
   'store-rates': () => runStoreRates(),
+  // The account API: contact upserts over HTTP beside the store's own upserts, pages of 100k contacts.
+  'contacts-api': () => runContactsApi(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */

@@ -4,6 +4,8 @@
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.wire.MongoDatabaseHandler;
@@ -30,6 +32,8 @@ final class WireServer {
     /** Null on the memory backend: nothing to make durable. */
     private final GroupCommitter committer;
     private final PendingWrites pending = new PendingWrites(); // shared by all connections
+    /** Reads share it, writes hold it alone: see SnapshotReplies. */
+    private final ReadWriteLock storeLock = new ReentrantReadWriteLock();
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private ChannelGroup clients;
@@ -61,6 +65,7 @@ final class WireServer {
                         // Before DepthLimit, so that its refusals keep their place among parked replies.
                         if (committer != null) ch.pipeline().addLast(new DurableReplies(committer, pending));
                         ch.pipeline().addLast(new DepthLimit());
+                        ch.pipeline().addLast(new SnapshotReplies(storeLock));
                         ch.pipeline().addLast(new MongoDatabaseHandler(backend, clients));
                         ch.pipeline().addLast(new MongoExceptionHandler());
                     }
