@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Store } from '../core/store';
+import type { OperationSpec } from './openapi/operation';
 
 /** /healthz: the process is up. /readyz: the store and Temporal both answer. */
 export function healthRouter(deps: { store: Store; temporal: Client; namespace: string }): Router {
@@ -20,6 +21,24 @@ export function healthRouter(deps: { store: Store; temporal: Client; namespace: 
   });
   return router;
 }
+
+const up = { type: 'string', enum: ['up', 'down'] } as const;
+const readiness = {
+  type: 'object', required: ['status', 'store', 'temporal'],
+  properties: { status: { type: 'string', enum: ['ready', 'not ready'] }, store: up, temporal: up },
+} as const;
+
+export const healthOperations: OperationSpec[] = [
+  {
+    method: 'get', path: '/healthz', id: 'getHealth', tag: 'Service', auth: 'none', summary: 'The process is up',
+    status: 200, response: 'Up', responseSchema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
+  },
+  {
+    method: 'get', path: '/readyz', id: 'getReadiness', tag: 'Service', auth: 'none', summary: 'The store and Temporal both answer',
+    status: 200, response: 'Ready', responseSchema: readiness,
+    responses: { 503: { description: 'Not ready: the answer names what is down', schema: readiness } },
+  },
+];
 
 const PROBE_TIMEOUT_MS = 2000;
 

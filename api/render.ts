@@ -4,7 +4,8 @@ import { AppError, ErrorCode } from '../core/errors';
 /** Writes an AppError as the response, in one interface's shape. */
 export type ErrorRenderer = (ctx: Context, error: AppError) => void;
 
-const TRANSACTIONAL_TYPES: Record<ErrorCode, string> = {
+/** The transactional API's error `type` of each error code (its spec's names). */
+export const TRANSACTIONAL_TYPES: Record<ErrorCode, string> = {
   [ErrorCode.BadRequest]: 'bad_request',
   [ErrorCode.Validation]: 'validation_error',
   [ErrorCode.Unauthorized]: 'unauthorized',
@@ -57,8 +58,12 @@ export const renderAccount: ErrorRenderer = (ctx, error) => {
 };
 
 /** /v1 is the transactional API; every other path answers in the account API's envelope. */
+export function isTransactionalPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}
+
 export function rendererFor(path: string): ErrorRenderer {
-  return path === '/v1' || path.startsWith('/v1/') ? renderTransactional : renderAccount;
+  return isTransactionalPath(path) ? renderTransactional : renderAccount;
 }
 
 function respond(ctx: Context, error: AppError, body: object) {

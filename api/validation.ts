@@ -18,9 +18,25 @@ export function fieldErrorsOf(list: ErrorObject[] | null | undefined): Record<st
   return fields;
 }
 
+const compiledSchemas = new WeakSet<object>();
+
+/**
+ * ajv.compile, remembering the schema object: the OpenAPI document shows request bodies by
+ * these very objects, and its test checks each documented one is one that ajv validates with.
+ */
+export function compile(schema: object) {
+  compiledSchemas.add(schema);
+  return ajv.compile(schema);
+}
+
+/** Whether this very object (not an equal copy) was compiled for validating requests. */
+export function isCompiledSchema(schema: object): boolean {
+  return compiledSchemas.has(schema);
+}
+
 /** A validator that returns the value typed, or throws VALIDATION_ERROR naming every bad field. */
 export function validator<T>(schema: object): (value: unknown) => T {
-  const validate = ajv.compile(schema);
+  const validate = compile(schema);
   return (value) => {
     if (!validate(value)) throw errors.validation(fieldErrorsOf(validate.errors));
     return value as T;

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { errors } from '../../core/errors';
 import type { Store } from '../../core/store';
+import { accountResource } from '../openapi/operation';
 import { reply } from './envelope';
 
 /**
@@ -21,3 +22,9 @@ export function accountInfoRoutes(router: Router, store: Store): void {
     });
   });
 }
+
+export const accountInfoOperations = accountResource('Account', [{
+  method: 'get', path: '/v2/{account}', id: 'getAccount', summary: 'The account\'s information',
+  description: 'Any credentials of the account will do. `plan` limits are null: a self-hosted account has none.',
+  status: 200, response: 'The account: `code`, `name`, `plan`',
+}]);

@@ -47,12 +47,16 @@ export async function requireOwnAccount(ctx: Context, next: Next) {
   await next();
 }
 
-/** 403 FORBIDDEN unless the user holds the permission (read from the user on every request). */
+/**
+ * 403 FORBIDDEN unless the user holds the permission (read from the user on every request).
+ * The middleware carries its permission, so the OpenAPI test can check the documented ones.
+ */
 export function requirePermission(permission: string) {
-  return async (ctx: Context, next: Next) => {
+  const check = async (ctx: Context, next: Next) => {
     if (!(ctx.state.principal as Principal).permissions.has(permission)) {
       throw errors.forbidden(`Missing permission ${permission}`);
     }
     await next();
   };
+  return Object.assign(check, { permission });
 }

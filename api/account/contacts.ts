@@ -5,6 +5,7 @@ import {
 } from '../../core/contacts';
 import { errors, fieldError, type FieldError } from '../../core/errors';
 import type { ContactDoc, Store } from '../../core/store';
+import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
@@ -39,8 +40,10 @@ type RawContact = Omit<ContactInput, 'customFields' | 'interests' | 'lists' | 'g
   customFields?: Array<{ id: number | string; value?: string | number | boolean | null }>;
   interests?: unknown[]; lists?: unknown[];
 };
-const validateCreate = validator<RawContact & { email: string }>(contactSchema(['email']));
-const validateUpdate = validator<RawContact>(contactSchema([]));
+const createSchema = contactSchema(['email']);
+const updateSchema = contactSchema([]);
+const validateCreate = validator<RawContact & { email: string }>(createSchema);
+const validateUpdate = validator<RawContact>(updateSchema);
 
 /** Ids of `lists`/`interests` in any of the shapes clients send; field errors for the rest. */
 function idsOf(items: unknown[] | undefined, field: string, problems: Record<string, FieldError>): number[] | undefined {
@@ -151,6 +154,12 @@ const LIST: ListSpec = {
     list: (value) => ({ lists: positiveId(value) }),
   },
   unprefixedFilters: ['state'],
+  filterDescriptions: {
+    state: `One of ${Object.keys(STATES).join(', ')}, in any letter case.`,
+    domain: 'The domain of the email.',
+    interest: 'The id of an interest the contact has.',
+    list: 'The id of a list the contact is on.',
+  },
 };
 
 async function loadContact(store: Store, ctx: Context): Promise<ContactDoc> {
@@ -222,3 +231,50 @@ export function contactRoutes(router: Router, store: Store): void {
     reply(ctx, { data: { id: contact.id, state: changes.state } });
   });
 }
+
+const record = 'The full contact: lists and interests with their names, every custom field with its value or `""`';
+const changed = 'The id and what changed';
+
+export const contactOperations = accountResource('Contacts', [
+  {
+    method: 'get', path: '/v2/{account}/contacts', id: 'listContacts', summary: 'Contacts of the account', permissions: ['contacts:list'],
+    listing: { spec: LIST, q: 'the email' }, status: 200, response: 'A page of contacts: id, email, names, state, quality',
+  },
+  {
+    method: 'post', path: '/v2/{account}/contacts', id: 'createContact', summary: 'Create a contact', permissions: ['contacts:create'],
+    description: 'Emails are trimmed and lowercased. A taken email is 409 `RESOURCE_EXISTS`, with `validationErrors.email` and the existing `data.id`.',
+    body: createSchema, status: 200, response: record, errors: [409],
+  },
+  {
+    method: 'post', path: '/v2/{account}/lists/{listId}/contacts', id: 'upsertContactIntoList', summary: 'Create or update a contact, and add it to the list',
+    description: 'Updates the contact with that email when there is one.', permissions: ['contacts:create', 'contacts:update'],
+    body: createSchema, status: 200, response: record,
+  },
+  { method: 'get', path: '/v2/{account}/contacts/{ref}', id: 'getContact', summary: 'A contact', permissions: ['contacts:list'], status: 200, response: record },
+  {
+    method: 'put', path: '/v2/{account}/contacts/{ref}', id: 'updateContact', summary: 'Change a contact',
+    description: 'An `interests` or `lists` array replaces the contact\'s own. The email cannot change.', permissions: ['contacts:update'],
+    body: updateSchema, status: 200, response: changed,
+  },
+  { method: 'delete', path: '/v2/{account}/contacts/{ref}', id: 'deleteContact', summary: 'Delete a contact', permissions: ['contacts:delete'], status: 200, response: 'Deleted' },
+  {
+    method: 'put', path: '/v2/{account}/contacts/{ref}/lists/{memberId}', id: 'addContactToList', summary: 'Add a contact to one list',
+    permissions: ['contacts:update'], status: 200, response: changed,
+  },
+  {
+    method: 'delete', path: '/v2/{account}/contacts/{ref}/lists/{memberId}', id: 'removeContactFromList', summary: 'Take a contact off one list',
+    permissions: ['contacts:update'], status: 200, response: changed,
+  },
+  {
+    method: 'put', path: '/v2/{account}/contacts/{ref}/interests/{memberId}', id: 'addContactInterest', summary: 'Give a contact one interest',
+    permissions: ['contacts:update'], status: 200, response: changed,
+  },
+  {
+    method: 'delete', path: '/v2/{account}/contacts/{ref}/interests/{memberId}', id: 'removeContactInterest', summary: 'Take one interest off a contact',
+    permissions: ['contacts:update'], status: 200, response: changed,
+  },
+  {
+    method: 'post', path: '/v2/{account}/contacts/{ref}/unsubscribe', id: 'unsubscribeContact', summary: 'Unsubscribe a contact',
+    description: 'State `UNSUBSCRIBED`; no API call brings it back.', permissions: ['contacts:update'], status: 200, response: 'The id and the new state',
+  },
+]);

@@ -5,6 +5,7 @@ import {
   builtInField, createField, customField, deleteField, findCustomField, findField, findFields, MAX_TAG_LENGTH, updateField, type FieldInput,
 } from '../../core/fields';
 import type { FieldDoc, Store } from '../../core/store';
+import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
@@ -15,13 +16,11 @@ import { name } from './schemas';
 /** The substitution variable's name: letters, digits and _ (stored upper case). */
 const tag = { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH, pattern: '^[A-Za-z0-9_]+$' } as const;
 const format = { type: 'string', enum: ['TEXT', 'INT', 'DATE'] } as const;
-const validateCreate = validator<FieldInput>({
-  type: 'object', additionalProperties: false, required: ['name'], properties: { name, tag, format },
-});
+const createSchema = { type: 'object', additionalProperties: false, required: ['name'], properties: { name, tag, format } } as const;
 // format is accepted only unchanged (a client may PUT back the record it read).
-const validateUpdate = validator<Partial<FieldInput>>({
-  type: 'object', additionalProperties: false, properties: { name, tag, format },
-});
+const updateSchema = { type: 'object', additionalProperties: false, properties: { name, tag, format } } as const;
+const validateCreate = validator<FieldInput>(createSchema);
+const validateUpdate = validator<Partial<FieldInput>>(updateSchema);
 
 const LIST: ListSpec = { sortFields: ['id', 'name'], defaultDir: 'asc', defaultLimit: 20 };
 
@@ -74,3 +73,27 @@ export function fieldRoutes(router: Router, store: Store): void {
     reply(ctx, {});
   });
 }
+
+const builtIn = 'Built-in fields cannot be modified or deleted (400).';
+
+export const fieldOperations = accountResource('Fields', [
+  {
+    method: 'get', path: '/v2/{account}/fields', id: 'listFields', summary: 'Contact fields, built-in and custom', permissions: ['fields:list'],
+    listing: { spec: LIST, q: 'the name' }, status: 200, response: 'A page of fields',
+  },
+  {
+    method: 'post', path: '/v2/{account}/fields', id: 'createField', summary: 'Create a custom field', permissions: ['fields:create'],
+    description: 'The tag is unique in the account (409 when taken); by default the name upper-cased, letters and digits only.',
+    body: createSchema, status: 201, location: true, response: 'The field', errors: [409],
+  },
+  { method: 'get', path: '/v2/{account}/fields/{id}', id: 'getField', summary: 'A field', permissions: ['fields:list'], status: 200, response: 'The field' },
+  {
+    method: 'put', path: '/v2/{account}/fields/{id}', id: 'updateField', summary: 'Change a custom field\'s name or tag',
+    description: `The format cannot change. ${builtIn}`, permissions: ['fields:update'],
+    body: updateSchema, status: 200, response: 'The id and what changed', errors: [409],
+  },
+  {
+    method: 'delete', path: '/v2/{account}/fields/{id}', id: 'deleteField', summary: 'Delete a custom field, and its value on every contact',
+    description: builtIn, permissions: ['fields:delete'], status: 200, response: 'Deleted', errors: [400],
+  },
+]);

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { errors } from '../../core/errors';
 import { createInterest, deleteInterest, findInterest, findInterests, updateInterest, type InterestInput } from '../../core/interests';
 import type { InterestDoc, Store } from '../../core/store';
+import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
@@ -12,12 +13,12 @@ import { description, name } from './schemas';
 
 /** Days after which the interest leaves a contact; 0 = never. At most 100 years. */
 const expirationDays = { type: 'integer', minimum: 0, maximum: 36500 } as const;
-const validateCreate = validator<InterestInput>({
+const createSchema = {
   type: 'object', additionalProperties: false, required: ['name'], properties: { name, description, expirationDays },
-});
-const validateUpdate = validator<Partial<InterestInput>>({
-  type: 'object', additionalProperties: false, properties: { name, description, expirationDays },
-});
+} as const;
+const updateSchema = { type: 'object', additionalProperties: false, properties: { name, description, expirationDays } } as const;
+const validateCreate = validator<InterestInput>(createSchema);
+const validateUpdate = validator<Partial<InterestInput>>(updateSchema);
 
 /** Form bodies, and the original's own doc, send expirationDays as a string of digits. */
 function numericDays(body: unknown): unknown {
@@ -71,3 +72,26 @@ export function interestRoutes(router: Router, store: Store): void {
     reply(ctx, {});
   });
 }
+
+export const interestOperations = accountResource('Interests', [
+  {
+    method: 'get', path: '/v2/{account}/interests', id: 'listInterests', summary: 'Interests of the account', permissions: ['interests:list'],
+    listing: { spec: LIST, q: 'the name' }, status: 200, response: 'A page of interests',
+  },
+  {
+    method: 'post', path: '/v2/{account}/interests', id: 'createInterest', summary: 'Create an interest', permissions: ['interests:create'],
+    body: createSchema, status: 201, location: true, response: 'The interest',
+  },
+  {
+    method: 'get', path: '/v2/{account}/interests/{id}', id: 'getInterest', summary: 'An interest', permissions: ['interests:list'],
+    status: 200, response: 'The interest',
+  },
+  {
+    method: 'put', path: '/v2/{account}/interests/{id}', id: 'updateInterest', summary: 'Change an interest', permissions: ['interests:update'],
+    body: updateSchema, status: 200, response: 'The id and what changed',
+  },
+  {
+    method: 'delete', path: '/v2/{account}/interests/{id}', id: 'deleteInterest', summary: 'Delete an interest, taking it off every contact',
+    permissions: ['interests:delete'], status: 200, response: 'Deleted',
+  },
+]);

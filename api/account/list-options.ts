@@ -12,6 +12,8 @@ export interface ListSpec {
   filters?: Record<string, (value: string) => unknown>;
   /** Filters the original's clients also send without `filter[...]` (contacts: `state`). */
   unprefixedFilters?: string[];
+  /** What each filter's value is, for the OpenAPI document. */
+  filterDescriptions?: Record<string, string>;
 }
 
 export interface ListOptions {

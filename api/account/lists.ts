@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { errors } from '../../core/errors';
 import { contactCounts, createList, deleteList, findList, findLists, updateList, type ContactCounts, type ListInput } from '../../core/lists';
 import type { ListDoc, Store } from '../../core/store';
+import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
@@ -11,12 +12,10 @@ import { integerParam } from './params';
 import { description, name } from './schemas';
 
 const tags = { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } } as const;
-const validateCreate = validator<ListInput>({
-  type: 'object', additionalProperties: false, required: ['name'], properties: { name, description, tags },
-});
-const validateUpdate = validator<Partial<ListInput>>({
-  type: 'object', additionalProperties: false, properties: { name, description, tags },
-});
+const createSchema = { type: 'object', additionalProperties: false, required: ['name'], properties: { name, description, tags } } as const;
+const updateSchema = { type: 'object', additionalProperties: false, properties: { name, description, tags } } as const;
+const validateCreate = validator<ListInput>(createSchema);
+const validateUpdate = validator<Partial<ListInput>>(updateSchema);
 
 const LIST: ListSpec = { sortFields: ['name', 'created', 'lastMailed'], defaultDir: 'asc', defaultLimit: 10 };
 
@@ -72,3 +71,23 @@ export function listRoutes(router: Router, store: Store): void {
     reply(ctx, {});
   });
 }
+
+export const listOperations = accountResource('Lists', [
+  {
+    method: 'get', path: '/v2/{account}/lists', id: 'listLists', summary: 'Lists of the account', permissions: ['lists:list'],
+    listing: { spec: LIST, q: 'the name' }, status: 200, response: 'A page of lists, with their contact counts',
+  },
+  {
+    method: 'post', path: '/v2/{account}/lists', id: 'createList', summary: 'Create a list', permissions: ['lists:create'],
+    body: createSchema, status: 201, location: true, response: 'The list',
+  },
+  { method: 'get', path: '/v2/{account}/lists/{id}', id: 'getList', summary: 'A list', permissions: ['lists:list'], status: 200, response: 'The list' },
+  {
+    method: 'put', path: '/v2/{account}/lists/{id}', id: 'updateList', summary: 'Change a list', permissions: ['lists:update'],
+    body: updateSchema, status: 200, response: 'The id and what changed',
+  },
+  {
+    method: 'delete', path: '/v2/{account}/lists/{id}', id: 'deleteList', summary: 'Delete a list, taking it off every contact',
+    permissions: ['lists:delete'], status: 200, response: 'Deleted',
+  },
+]);

@@ -7,6 +7,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from '../../core/passwords';
 import { ALL_PERMISSIONS } from '../../core/permissions';
 import { isDuplicateKey, type KeyDoc, type Store, type UserDoc } from '../../core/store';
 import { createUser, deleteUser, findUser, normaliseEmail, type NewUser } from '../../core/users';
+import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
@@ -17,12 +18,12 @@ const email = { type: 'string', format: 'email', maxLength: 254 } as const;
 const password = { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 200 } as const;
 const permissions = { type: 'array', maxItems: ALL_PERMISSIONS.length, items: { type: 'string', enum: [...ALL_PERMISSIONS] } } as const;
 
-const validateCreate = validator<NewUser>({
+const createSchema = {
   type: 'object', additionalProperties: false, required: ['email', 'password'], properties: { email, password, permissions },
-});
-const validateUpdate = validator<Partial<NewUser>>({
-  type: 'object', additionalProperties: false, properties: { email, password, permissions },
-});
+} as const;
+const updateSchema = { type: 'object', additionalProperties: false, properties: { email, password, permissions } } as const;
+const validateCreate = validator<NewUser>(createSchema);
+const validateUpdate = validator<Partial<NewUser>>(updateSchema);
 
 const LIST: ListSpec = { sortFields: ['id', 'email', 'created'], defaultDir: 'asc', defaultLimit: 20 };
 
@@ -135,3 +136,39 @@ export function userRoutes(router: Router, store: Store): void {
     reply(ctx, {});
   });
 }
+
+const selfOrUsersUpdateRule = 'The user themselves, or a user with `users:update`.';
+
+export const userOperations = accountResource('Users', [
+  {
+    method: 'get', path: '/v2/{account}/users', id: 'listUsers', summary: 'Users of the account', permissions: ['users:list'],
+    listing: { spec: LIST, q: 'the email' }, status: 200, response: 'A page of users',
+  },
+  {
+    method: 'post', path: '/v2/{account}/users', id: 'createUser', summary: 'Add a user', permissions: ['users:create'],
+    description: 'Every permission when none are given; no one grants a permission they do not hold (403).',
+    body: createSchema, status: 201, location: true, response: 'The user', errors: [409],
+  },
+  { method: 'get', path: '/v2/{account}/users/{id}', id: 'getUser', summary: 'A user', permissions: ['users:list'], status: 200, response: 'The user' },
+  {
+    method: 'put', path: '/v2/{account}/users/{id}', id: 'updateUser', summary: 'Change a user\'s email, password or permissions',
+    permissions: ['users:update'], body: updateSchema, status: 200, response: 'The id and what changed', errors: [409],
+  },
+  {
+    method: 'delete', path: '/v2/{account}/users/{id}', id: 'deleteUser', summary: 'Delete a user and end its access',
+    description: 'A user cannot delete itself (400).', permissions: ['users:delete'], status: 200, response: 'Deleted', errors: [400],
+  },
+  {
+    method: 'get', path: '/v2/{account}/users/{id}/keys', id: 'listUserKeys', summary: 'A user\'s API keys (their hints, never the keys)',
+    access: selfOrUsersUpdateRule, status: 200, response: 'The keys: `id`, `hint`, `created`',
+  },
+  {
+    method: 'post', path: '/v2/{account}/users/{id}/keys', id: 'createUserKey', summary: 'Issue an API key for a user',
+    description: 'The key is shown in this answer only: it is stored as a hash.',
+    access: selfOrUsersUpdateRule, status: 201, location: true, response: 'The key\'s `id` and the `key` itself',
+  },
+  {
+    method: 'delete', path: '/v2/{account}/users/{id}/keys/{keyId}', id: 'deleteUserKey', summary: 'Delete an API key, ending its access at once',
+    access: selfOrUsersUpdateRule, status: 200, response: 'Deleted',
+  },
+]);

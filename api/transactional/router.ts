@@ -3,10 +3,13 @@ import type { Client } from '@temporalio/client';
 import type { Context, Next } from 'koa';
 import { errors } from '../../core/errors';
 import { DEFAULT_LIMITS } from '../../core/limits';
+import { ALLOWED_HEADERS } from '../../core/transactional/headers';
 import type { Store } from '../../core/store';
 import { acceptSendRequest } from '../../core/transactional/accept';
 import { readBody } from '../middleware/body';
+import type { OperationSpec } from '../openapi/operation';
 import { transactionalAuth } from './auth';
+import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 import { validateSendBody } from './validate-send';
 
 /** The spec's 10MB request limit, attachments included. */
@@ -33,6 +36,20 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
 
   return router;
 }
+
+export const sendOperations: OperationSpec[] = [{
+  method: 'post', path: '/v1/mail/send', id: 'sendMail', tag: 'Transactional', auth: 'transactional',
+  summary: 'Send a message to one or more recipients',
+  description: [
+    'Accepted once recorded and handed to Temporal; delivery follows. The body must be `application/json`, 10 MB at most.',
+    `Beyond the schema: \`content\` needs \`html\` or \`text\`; \`headers\` may name only \`X-…\` headers and ${ALLOWED_HEADERS.join(', ')};`,
+    `${NOT_YET_SUPPORTED.map((f) => `\`${f}\``).join(', ')} are refused when given (not supported yet);`,
+    '`null` means absent; `batch_code` keeps only `a-z` and `0-9`.',
+  ].join(' '),
+  body: sendSchema,
+  status: 202, response: 'Accepted',
+  responseSchema: { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: { const: '' } } },
+}];
 
 /** The spec names application/json the only accepted type, and its error table has no 415. */
 async function requireJson(ctx: Context, next: Next) {

@@ -1,10 +1,10 @@
 import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
 import type { SendRequestBody } from '../../core/transactional/request';
-import { ajv, fieldErrorsOf } from '../validation';
+import { compile, fieldErrorsOf } from '../validation';
 import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 
-const validateSchema = ajv.compile(sendSchema);
+const validateSchema = compile(sendSchema);
 
 /**
  * Validates a send body and returns it normalised (nulls and unknown keys removed, batch_code

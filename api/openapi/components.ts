@@ -1,0 +1,108 @@
+// The OpenAPI document's shared parts: the answers' shapes (api/account/envelope.ts and
+// api/render.ts write them), the error types (core/errors.ts), and the security schemes
+// (api/account/auth.ts and api/transactional/auth.ts read them).
+import { ErrorCode, STATUS, type ValidationCode } from '../../core/errors';
+import { TRANSACTIONAL_TYPES } from '../render';
+
+/** The transactional API's validation codes, checked complete against ValidationCode below. */
+const VALIDATION_CODES = ['required', 'required_at_least_one', 'max_length_exceeded', 'too_many_items', 'invalid_value'] as const;
+const _complete: [Exclude<ValidationCode, (typeof VALIDATION_CODES)[number]>] extends [never] ? true : never = true;
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const integer = { type: 'integer', minimum: 0 } as const;
+const sortFields = {
+  sortby: { type: 'string', description: 'The field the page is sorted by.' },
+  sortdir: { type: 'string', enum: ['asc', 'desc'] },
+} as const;
+
+export const schemas: Record<string, object> = {
+  Paging: {
+    type: 'object',
+    required: ['offset', 'limit', 'results', 'total'],
+    properties: { offset: integer, limit: integer, results: { ...integer, description: 'Items in this page.' }, total: integer },
+  },
+  Sort: { type: 'object', required: ['sortby', 'sortdir'], properties: sortFields },
+  Envelope: {
+    type: 'object',
+    description: 'A successful answer of the account API. `data` is the resource (a PUT shows its `id` and only what changed).',
+    required: ['success'],
+    properties: {
+      href: { type: 'string', description: 'The path of the request.' },
+      url: { type: 'string', description: 'The path of the request, in place of `href`, on login and logout (as the original answers).' },
+      success: { const: true },
+      data: {},
+    },
+  },
+  PageEnvelope: {
+    type: 'object',
+    description: 'A page of a listing, with the paging and sort it used.',
+    required: ['href', 'success', 'data', 'paging', 'sort'],
+    properties: { href: { type: 'string' }, success: { const: true }, data: { type: 'array' }, paging: ref('Paging'), sort: ref('Sort') },
+  },
+  AccountError: {
+    type: 'object',
+    required: ['status', 'type', 'userMessage'],
+    properties: {
+      status: { type: 'integer', description: 'The HTTP status.' },
+      type: { type: 'string', enum: Object.values(ErrorCode) },
+      userMessage: { type: 'string' },
+      validationErrors: { type: 'object', additionalProperties: { type: 'string' }, description: 'A message per invalid field (`recipients[0].to.email`, `filter[state]`).' },
+      data: { description: 'What a client needs to repeat the request: the accounts of `ACCOUNT_REQUIRED`.' },
+    },
+  },
+  AccountErrorResponse: {
+    type: 'object',
+    required: ['href', 'success', 'error'],
+    properties: {
+      href: { type: 'string' },
+      success: { const: false },
+      error: ref('AccountError'),
+      data: { description: 'The same as `error.data`, where the original\'s clients read it.' },
+    },
+  },
+  TransactionalError: {
+    type: 'object',
+    required: ['status', 'type', 'message'],
+    properties: {
+      status: { type: 'integer', description: 'The HTTP status.' },
+      type: { type: 'string', enum: [...new Set(Object.values(TRANSACTIONAL_TYPES))] },
+      message: { type: 'string' },
+      errors: { type: 'object', additionalProperties: { type: 'string', enum: [...VALIDATION_CODES] }, description: 'A validation code per invalid field (`recipients[0].to.email`).' },
+    },
+  },
+  TransactionalErrorResponse: {
+    type: 'object',
+    required: ['success', 'error'],
+    properties: { success: { const: false }, error: ref('TransactionalError') },
+  },
+};
+
+/** Where the account API reads credentials (api/account/auth.ts), and the transactional key. */
+export const securitySchemes = {
+  apiKey: { type: 'http', scheme: 'bearer', description: 'A user\'s API key: `Authorization: Bearer <key>` (also `bearer <key>`, the bare key, or the same in an `Authentication` header).' },
+  authToken: { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: 'A session token from POST /v2/login, or a user\'s API key.' },
+  tokenQuery: { type: 'apiKey', in: 'query', name: 'token', description: 'A session token (or API key) as a query parameter.' },
+  transactionalKey: { type: 'http', scheme: 'bearer', description: 'A transactional key: `Authorization: Bearer <key>` (also `bearer <key>` or the bare key).' },
+} as const;
+
+export type SecurityScheme = keyof typeof securitySchemes;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request', 401: 'Missing or invalid credentials', 403: 'Forbidden', 404: 'Not found', 405: 'Method not allowed',
+  409: 'Conflict', 413: 'Request body too large', 415: 'Unsupported media type', 429: 'Too many requests',
+  500: 'Unexpected fault', 503: 'Service unavailable',
+};
+
+/** The error answer of one status, in the account API's shape or the transactional one. */
+export function errorResponse(status: number | 'default', transactional: boolean) {
+  const codes = Object.values(ErrorCode).filter((code) => STATUS[code] === status);
+  const types = codes.map((code) => (transactional ? TRANSACTIONAL_TYPES[code] : code));
+  const description = status === 'default'
+    ? 'An unexpected fault (500, its message names the request id) or the store or Temporal down (503, retry later).'
+    : `${STATUS_TEXT[status] ?? 'Error'}: ${types.map((t) => `\`${t}\``).join(' or ')}`;
+  return {
+    description,
+    content: { 'application/json': { schema: ref(transactional ? 'TransactionalErrorResponse' : 'AccountErrorResponse') } },
+  };
+}

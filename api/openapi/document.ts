@@ -1,0 +1,120 @@
+// Builds the OpenAPI 3.1 document from the routes' declarations (operation.ts). Everything that
+// can be derived is: parameters from the path and the ListSpec, security and the usual error
+// answers from the operation's auth, body and path, error shapes from the path (as render.ts
+// picks them), request bodies from the validators' own schemas.
+import type { BodyType } from '../middleware/body';
+import { isTransactionalPath } from '../render';
+import { errorResponse, ref, schemas, securitySchemes, type SecurityScheme } from './components';
+import type { Auth, OperationSpec } from './operation';
+import { listingParameters, pathParameters } from './parameters';
+import { toDocumentSchema } from './schemas';
+
+const SECURITY: Record<Auth, SecurityScheme[]> = {
+  account: ['apiKey', 'authToken', 'tokenQuery'],
+  session: ['authToken', 'tokenQuery'],
+  transactional: ['transactionalKey'],
+  none: [],
+};
+const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+
+const DESCRIPTION = `Herald's HTTP interfaces: the transactional API (\`/v1\`) and the account REST API (\`/v2\`).
+
+Request bodies are validated with the schemas shown here. Keys a schema does not name are ignored
+(dropped before anything is stored), not refused; \`null\` means absent in send requests and contacts.
+Account API answers use the envelope \`{href, success, data, paging?, sort?}\`, errors
+\`{href, success: false, error: {status, type, userMessage, validationErrors?}}\`; transactional
+errors are \`{success: false, error: {status, type, message, errors?}}\`.`;
+
+interface Components { schemas: Record<string, object>; responses: Record<string, object>; securitySchemes: typeof securitySchemes }
+
+/** The document; throws when two routes share an operationId or a path and method, or a path parameter is unknown. */
+export function buildDocument(operations: OperationSpec[], version: string): object {
+  const components: Components = { schemas: { ...schemas }, responses: {}, securitySchemes };
+  const paths: Record<string, Record<string, object>> = {};
+  const ids = new Set<string>();
+  for (const operation of operations) {
+    const item = (paths[operation.path] ??= {});
+    if (ids.has(operation.id) || item[operation.method]) {
+      throw new Error(`OpenAPI: ${operation.method.toUpperCase()} ${operation.path} (${operation.id}) is declared twice`);
+    }
+    ids.add(operation.id);
+    item[operation.method] = toOperation(operation, components);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Herald', version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components,
+  };
+}
+
+function toOperation(operation: OperationSpec, components: Components): object {
+  const transactional = isTransactionalPath(operation.path);
+  const parameters = [
+    ...pathParameters(operation.path),
+    ...(operation.listing ? listingParameters(operation.listing.spec, operation.listing.q) : []),
+  ];
+  const description = [
+    operation.description,
+    operation.permissions?.length ? `Requires ${operation.permissions.map((p) => `\`${p}\``).join(' and ')}.` : undefined,
+    operation.access,
+  ].filter(Boolean).join('\n\n');
+  return {
+    operationId: operation.id,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(description ? { description } : {}),
+    ...(operation.permissions ? { 'x-permissions': operation.permissions } : {}),
+    security: SECURITY[operation.auth].map((scheme) => ({ [scheme]: [] })),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.body ? { requestBody: requestBody(operation, operation.body, transactional, components) } : {}),
+    responses: {
+      [operation.status]: success(operation),
+      ...Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, r]) => [status, answer(r.description, r.schema)])),
+      ...Object.fromEntries([...errorStatuses(operation), 'default' as const].map((status) => [status, errorRef(status, transactional, components)])),
+    },
+  };
+}
+
+function requestBody(operation: OperationSpec, body: object, transactional: boolean, components: Components) {
+  const schema = toDocumentSchema(body, components.schemas);
+  const types = operation.bodyTypes ?? (transactional ? ['json'] : ['json', 'form']);
+  const required = (body as { required?: unknown[] }).required;
+  return {
+    required: Array.isArray(required) && required.length > 0,
+    content: Object.fromEntries(types.map((type) => [MEDIA_TYPES[type], { schema }])),
+  };
+}
+
+function success(operation: OperationSpec) {
+  const schema = operation.responseSchema ?? ref(operation.listing ? 'PageEnvelope' : 'Envelope');
+  const headers = operation.location ? { Location: { description: 'The path of the new resource.', schema: { type: 'string' } } } : undefined;
+  return answer(operation.response, schema, headers);
+}
+
+function answer(description: string, schema: object | undefined, headers?: object) {
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    ...(schema ? { content: { 'application/json': { schema } } } : {}),
+  };
+}
+
+/** The error answers every such operation can give, besides its own. */
+function errorStatuses(operation: OperationSpec): number[] {
+  const statuses = new Set(operation.errors);
+  if (operation.auth !== 'none') statuses.add(401);
+  if (operation.auth === 'account') statuses.add(403); // another account's path, or a missing permission
+  if (operation.body) [400, 413, 415].forEach((s) => statuses.add(s));
+  if (operation.listing) statuses.add(400);
+  if (pathParameters(operation.path).some((p) => p.name !== 'account')) statuses.add(404);
+  return [...statuses].sort();
+}
+
+/** Error answers are shared components: one per status and shape. */
+function errorRef(status: number | 'default', transactional: boolean, components: Components) {
+  const name = `${transactional ? 'Transactional' : 'Account'}Error${status === 'default' ? 'Default' : status}`;
+  components.responses[name] ??= errorResponse(status, transactional);
+  return { $ref: `#/components/responses/${name}` };
+}

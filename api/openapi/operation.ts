@@ -1,0 +1,52 @@
+// What a route file declares about each of its routes for the OpenAPI document. The request
+// body is the very schema object the route validates with, so the document cannot drift from
+// the validation; test/integration/openapi.test.ts fails when a route has no declaration (or a
+// declaration no route), and when a documented permission is not the one the route checks.
+import type { ListSpec } from '../account/list-options';
+import type { BodyType } from '../middleware/body';
+
+/**
+ * Who may call an operation, which decides its security schemes and its 401/403 answers:
+ * the account API's credentials, a session token only (logout), a transactional key, or anyone.
+ */
+export type Auth = 'account' | 'session' | 'transactional' | 'none';
+
+export interface OperationSpec {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** In OpenAPI form: `/v2/{account}/contacts/{ref}`. */
+  path: string;
+  /** The operationId: unique, for client generators. */
+  id: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  auth: Auth;
+  /** Every permission the route's requirePermission middlewares demand. */
+  permissions?: string[];
+  /** Who else may call it, when permissions alone are not the rule. */
+  access?: string;
+  /** The schema object the route's validator was compiled from (not a copy). */
+  body?: object;
+  /** Media types of the body; by default JSON under /v1, JSON and form elsewhere (as readBody reads them). */
+  bodyTypes?: BodyType[];
+  /** A listing: its query parameters come from the resource's ListSpec; `q` says what `q` matches. */
+  listing?: { spec: ListSpec; q: string };
+  /** Success status and what the answer holds. */
+  status: number;
+  response: string;
+  /** Schema of the success answer; by default the account envelope (a page of it for listings). */
+  responseSchema?: object;
+  /** The success answer carries a Location header (creates). */
+  location?: boolean;
+  /** Other answers in shapes of their own (not errors): /readyz's 503. */
+  responses?: Record<number, { description: string; schema?: object }>;
+  /** Error statuses beyond those the operation's auth, body, listing and path parameters imply. */
+  errors?: number[];
+}
+
+type ResourceOperation = Omit<OperationSpec, 'tag' | 'auth'>;
+
+/** The operations of one resource of the account API: one tag, the account's credentials. */
+export function accountResource(tag: string, operations: ResourceOperation[]): OperationSpec[] {
+  return operations.map((operation) => ({ tag, auth: 'account', ...operation }));
+}

@@ -1,0 +1,26 @@
+// Every operation of the HTTP API, as each route file declares its own. A route file added to
+// the app is added here too: test/integration/openapi.test.ts fails on a route left out.
+import { accountInfoOperations } from '../account/account-info';
+import { contactOperations } from '../account/contacts';
+import { fieldOperations } from '../account/fields';
+import { interestOperations } from '../account/interests';
+import { listOperations } from '../account/lists';
+import { loginOperations } from '../account/login';
+import { userOperations } from '../account/users';
+import { healthOperations } from '../health';
+import { sendOperations } from '../transactional/router';
+import type { OperationSpec } from './operation';
+import { openapiOperations } from './router';
+
+export const operations: OperationSpec[] = [
+  ...healthOperations,
+  ...openapiOperations,
+  ...sendOperations,
+  ...loginOperations,
+  ...accountInfoOperations,
+  ...userOperations,
+  ...listOperations,
+  ...interestOperations,
+  ...fieldOperations,
+  ...contactOperations,
+];

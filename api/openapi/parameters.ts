@@ -1,0 +1,40 @@
+// Path and query parameters of the OpenAPI document: path parameters by name (one meaning per
+// name across the routes), and a listing's query from its ListSpec (api/account/list-options.ts).
+import { ACCOUNT_NAME } from '../../core/accounts';
+import { MAX_LIMIT, type ListSpec } from '../account/list-options';
+
+const id = (what: string) => ({ schema: { type: 'integer', minimum: 1 }, description: `The ${what}'s id.` });
+
+/** Every path parameter the routes use; a route with another name fails the document's build. */
+const PATH_PARAMETERS: Record<string, { schema: object; description: string }> = {
+  account: { schema: { type: 'string', pattern: ACCOUNT_NAME.source }, description: 'The account\'s name; it must be the credentials\' own.' },
+  id: id('resource'),
+  keyId: id('API key'),
+  listId: id('list'),
+  memberId: id('list or interest'),
+  ref: { schema: { type: 'string' }, description: 'The contact\'s id, or its email address.' },
+};
+
+/** The path's `{name}` parameters, in order. */
+export function pathParameters(path: string) {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => {
+    const known = PATH_PARAMETERS[name];
+    if (!known) throw new Error(`OpenAPI: path parameter {${name}} of ${path} is not described in api/openapi/parameters.ts`);
+    return { name, in: 'path', required: true, ...known };
+  });
+}
+
+/** `limit`, `offset`, `sortby`, `sortdir`, `q` and the resource's `filter[…]`, as parseListOptions reads them. */
+export function listingParameters(spec: ListSpec, q: string) {
+  const query = (name: string, schema: object, description: string) => ({ name, in: 'query', required: false, schema, description });
+  const filters = Object.keys(spec.filters ?? {});
+  return [
+    query('limit', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: spec.defaultLimit }, 'Items per page.'),
+    query('offset', { type: 'integer', minimum: 0, default: 0 }, 'Items skipped before the page.'),
+    query('sortby', { type: 'string', enum: spec.sortFields, default: spec.sortFields[0] }, 'The sort field, in any letter case (`sortBy` too); ties go by id.'),
+    query('sortdir', { type: 'string', enum: ['asc', 'desc'], default: spec.defaultDir }, 'The sort direction, in any letter case (`sortDir` too).'),
+    query('q', { type: 'string', maxLength: 200 }, `Matches ${q}, ignoring letter case; \`*\` matches anything.`),
+    ...filters.map((name) => query(`filter[${name}]`, { type: 'string' }, spec.filterDescriptions?.[name] ?? `Filter by ${name}.`)),
+    ...(spec.unprefixedFilters ?? []).map((name) => query(name, { type: 'string' }, `The same as \`filter[${name}]\`.`)),
+  ];
+}

@@ -1,0 +1,174 @@
+// The OpenAPI document (GET /v2/openapi.json) on a running Herald: served without credentials,
+// a valid OpenAPI 3.1 document whose schemas are valid JSON Schema 2020-12, complete (every
+// route of the app, with the permissions it checks, and nothing else), and showing request
+// bodies as the very schema objects ajv validates with.
+import type Router from '@koa/router';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { createApp } from '../../api/app';
+import { operations } from '../../api/openapi/operations';
+import { sendSchema } from '../../api/transactional/send-schema';
+import { isCompiledSchema } from '../../api/validation';
+import { createLogger } from '../../core/logger';
+import { startTestHerald, type TestHerald } from '../support/herald';
+
+let herald: TestHerald;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is walked by key
+type Json = any;
+let served: { status: number; contentType: string | null; text: string };
+let document: Json;
+
+beforeAll(async () => {
+  herald = await startTestHerald();
+  const response = await fetch(`${herald.baseUrl}/v2/openapi.json`);
+  served = { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+  document = JSON.parse(served.text);
+});
+afterAll(() => herald?.stop());
+
+/** "METHOD /path" of every route the app answers, with the permissions its middleware checks. */
+function appRoutes(): Map<string, string[]> {
+  const app = createApp({ ...herald.services, taskQueue: 'unused', namespace: 'unused', logger: createLogger('silent') });
+  const routes = new Map<string, string[]>();
+  for (const middleware of app.middleware) {
+    const router = (middleware as { router?: Router }).router;
+    for (const layer of router?.stack ?? []) {
+      const openapiPath = String(layer.path).replace(/:(\w+)/g, '{$1}');
+      const permissions = layer.stack.flatMap((fn) => ('permission' in fn ? [String(fn.permission)] : []));
+      // Middleware (no methods) is not a route; HEAD is the GET that koa-router adds.
+      for (const method of layer.methods.filter((m) => m !== 'HEAD')) routes.set(`${method} ${openapiPath}`, permissions);
+    }
+  }
+  return routes;
+}
+
+function documentedOperations(): Map<string, Json> {
+  const found = new Map<string, Json>();
+  for (const [route, item] of Object.entries(document.paths as Record<string, Json>)) {
+    for (const [method, operation] of Object.entries(item)) found.set(`${method.toUpperCase()} ${route}`, operation);
+  }
+  return found;
+}
+
+const operation = (id: string): Json => [...documentedOperations().values()].find((o) => o.operationId === id);
+const jsonBody = (id: string): Json => operation(id).requestBody.content['application/json'].schema;
+const declared = (id: string) => operations.find((o) => o.id === id)!;
+
+describe('GET /v2/openapi.json', () => {
+  it('is served without credentials, as JSON, and takes no account name', async () => {
+    expect(served.status).toBe(200);
+    expect(served.contentType).toMatch(/^application\/json/);
+    expect(document.openapi).toBe('3.1.0');
+    // Credentials change nothing, and a real account's path still answers its own route.
+    const withBadKey = await fetch(`${herald.baseUrl}/v2/openapi.json`, { headers: { authorization: 'Bearer nope' } });
+    expect(withBadKey.status).toBe(200);
+    const acme = await herald.newAccount();
+    const info = await fetch(`${herald.baseUrl}/v2/${acme.account}`, { headers: { authorization: `Bearer ${acme.apiKey}` } });
+    expect(((await info.json()) as Json).data.code).toBe(acme.account);
+    const post = await fetch(`${herald.baseUrl}/v2/openapi.json`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(((await post.json()) as Json).error.type).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator, $refs resolved)', () => {
+    // The validator is an ES module, which jest's module system does not load on Node 20: it
+    // runs in a Node process of its own.
+    const script = `import { Validator } from '@seriousme/openapi-schema-validator';
+      let text = ''; for await (const chunk of process.stdin) text += chunk;
+      process.stdout.write(JSON.stringify(await new Validator().validate(JSON.parse(text))));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      input: served.text, cwd: path.resolve(__dirname, '../..'), encoding: 'utf8',
+    });
+    expect(JSON.parse(output)).toEqual({ valid: true });
+  });
+
+  it('holds schemas that compile as JSON Schema 2020-12 in ajv\'s strict mode', () => {
+    // The validator above checks the document's structure, not the schemas in it.
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    addFormats(ajv);
+    for (const keyword of Object.keys(document)) ajv.addKeyword(keyword); // the document as a root the $refs resolve in
+    ajv.addSchema(document, 'urn:herald:openapi');
+    const pointers = [
+      ...Object.keys(document.components.schemas).map((name) => ['components', 'schemas', name]),
+      ...schemaPointers(document.paths, ['paths']),
+      ...schemaPointers(document.components.responses, ['components', 'responses']),
+    ];
+    expect(pointers.length).toBeGreaterThan(100);
+    for (const pointer of pointers) {
+      const fragment = pointer.map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+      expect(() => ajv.compile({ $ref: `urn:herald:openapi#/${fragment}` })).not.toThrow();
+    }
+  });
+
+  it('documents every route of the app, and only those', () => {
+    expect([...documentedOperations().keys()].sort()).toEqual([...appRoutes().keys()].sort());
+  });
+
+  it('names the permissions each route checks', () => {
+    const documented = documentedOperations();
+    for (const [route, permissions] of appRoutes()) {
+      expect([route, documented.get(route)['x-permissions'] ?? []]).toEqual([route, permissions]);
+    }
+  });
+
+  it('shows every request body as a schema object ajv validates with, in JSON and form for the account API', () => {
+    const withBody = operations.filter((o) => o.body);
+    expect(withBody.length).toBeGreaterThan(10);
+    for (const { id, body, path: route } of withBody) {
+      expect([id, isCompiledSchema(body!)]).toEqual([id, true]);
+      const content = operation(id).requestBody.content;
+      expect(Object.keys(content)).toEqual(route.startsWith('/v1/') ? ['application/json'] : ['application/json', 'application/x-www-form-urlencoded']);
+    }
+  });
+
+  it('shows the send schema as ajv has it, its $defs moved to the components', () => {
+    expect(declared('sendMail').body).toBe(sendSchema);
+    const rewrite = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'));
+    const { $defs, ...rest } = sendSchema;
+    expect(jsonBody('sendMail')).toEqual(rewrite(rest));
+    expect(document.components.schemas.modelValue).toEqual(rewrite($defs.modelValue));
+  });
+
+  it('shows account API bodies exactly as ajv has them', () => {
+    for (const id of ['createList', 'updateList', 'createContact', 'updateContact', 'createUser', 'login']) {
+      expect(jsonBody(id)).toEqual(declared(id).body);
+      expect(operation(id).requestBody.content['application/x-www-form-urlencoded'].schema).toEqual(declared(id).body);
+    }
+    expect(jsonBody('createList').required).toEqual(['name']);
+    expect(operation('createList').requestBody.required).toBe(true);
+    expect(operation('updateList').requestBody.required).toBe(false);
+  });
+
+  it('gives listings the query parameters of their ListSpec', () => {
+    const parameters = Object.fromEntries(operation('listContacts').parameters.map((p: Json) => [p.name, p]));
+    expect(Object.keys(parameters)).toEqual([
+      'account', 'limit', 'offset', 'sortby', 'sortdir', 'q', 'filter[state]', 'filter[domain]', 'filter[interest]', 'filter[list]', 'state',
+    ]);
+    expect(parameters.sortby.schema).toEqual({ type: 'string', enum: ['email', 'quality'], default: 'email' });
+    expect(parameters.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 20 });
+  });
+
+  it('describes security, errors and components in each interface\'s shape', () => {
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'authToken', 'tokenQuery', 'transactionalKey']);
+    expect(operation('sendMail').security).toEqual([{ transactionalKey: [] }]);
+    expect(operation('listContacts').security).toEqual([{ apiKey: [] }, { authToken: [] }, { tokenQuery: [] }]);
+    expect(operation('login').security).toEqual([]);
+    expect(operation('getOpenApiDocument').security).toEqual([]);
+    expect(operation('sendMail').responses['400']).toEqual({ $ref: '#/components/responses/TransactionalError400' });
+    expect(operation('getContact').responses['404']).toEqual({ $ref: '#/components/responses/AccountError404' });
+    expect(operation('createList').responses['201'].headers.Location).toBeDefined();
+    expect(document.components.schemas.AccountError.properties.type.enum).toContain('ACCOUNT_REQUIRED');
+    expect(document.components.schemas.TransactionalError.properties.errors.additionalProperties.enum).toEqual([
+      'required', 'required_at_least_one', 'max_length_exceeded', 'too_many_items', 'invalid_value',
+    ]);
+  });
+});
+
+/** Pointers to the schemas of parameters, bodies, answers and headers (values under a `schema` key). */
+function schemaPointers(node: Json, at: string[]): string[][] {
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === 'schema' ? [[...at, key]] : schemaPointers(value, [...at, key]));
+}
