@@ -109,7 +109,7 @@ function errorStatuses(operation: OperationSpec): number[] {
   if (operation.body) [400, 413, 415].forEach((s) => statuses.add(s));
   if (operation.listing) statuses.add(400);
   if (pathParameters(operation.path).some((p) => p.name !== 'account')) statuses.add(404);
-  return [...statuses].sort();
+  return [...statuses].sort((a, b) => a - b);
 }
 
 /** Error answers are shared components: one per status and shape. */
