@@ -180,7 +180,8 @@ function applyMutation(root: Json, m: Mutation, placeholder: string): void {
   const target = all[m.at % all.length];
   const keys = Object.keys(target);
   if (m.kind === 'add') {
-    Object.defineProperty(target, m.key, { value: placeholder, enumerable: true, writable: true, configurable: true });
+    // Only objects take new keys (an array's would not be serialised, and `length` cannot be redefined).
+    if (!Array.isArray(target)) Object.defineProperty(target, m.key, { value: placeholder, enumerable: true, writable: true, configurable: true });
     return;
   }
   if (keys.length === 0) return;
