@@ -3,6 +3,7 @@
 import type { NewAccount } from '../../core/accounts';
 import { createUser } from '../../core/users';
 import { startTestHerald, type TestHerald } from '../support/herald';
+import { callHerald, type CallOptions, type Json } from '../support/http';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -15,18 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => herald?.stop());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-type Json = any;
-
-async function call(method: string, path: string, options: { headers?: Record<string, string>; json?: unknown; form?: string } = {}) {
-  const headers: Record<string, string> = { ...options.headers };
-  let body: string | undefined;
-  if (options.json !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(options.json); }
-  if (options.form !== undefined) { headers['content-type'] = 'application/x-www-form-urlencoded'; body = options.form; }
-  const response = await fetch(`${herald.baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as Json };
-}
+const call = (method: string, path: string, options: CallOptions = {}) => callHerald(herald.baseUrl, method, path, options);
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 describe('credentials', () => {

@@ -3,14 +3,12 @@
 import type { NewAccount } from '../../core/accounts';
 import type { Store } from '../../core/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
+import { callHerald, type Json } from '../support/http';
 
 let herald: TestHerald;
 let acme: NewAccount;
 let other: NewAccount;
 let store: Store;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-type Json = any;
 
 beforeAll(async () => {
   herald = await startTestHerald();
@@ -30,15 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => herald?.stop());
 
-async function call(method: string, path: string, options: { key?: string; json?: unknown; form?: string } = {}) {
-  const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? acme.apiKey}` };
-  let body: string | undefined;
-  if (options.json !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(options.json); }
-  if (options.form !== undefined) { headers['content-type'] = 'application/x-www-form-urlencoded'; body = options.form; }
-  const response = await fetch(`${herald.baseUrl}/v2/${acme.account}${path}`, { method, headers, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
+const call = (method: string, path: string, options: { key?: string; json?: unknown; form?: string } = {}) =>
+  callHerald(herald.baseUrl, method, `/v2/${acme.account}${path}`, { ...options, headers: { authorization: `Bearer ${options.key ?? acme.apiKey}` } });
 
 describe('create and read', () => {
   it('creates a contact from JSON with the defaults and answers the full record', async () => {

@@ -4,6 +4,7 @@
 import type { NewAccount } from '../../core/accounts';
 import type { ContactDoc, FieldDoc } from '../../core/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
+import { callHerald, type Json } from '../support/http';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -16,18 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => herald?.stop());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-type Json = any;
-
-async function call(method: string, path: string, options: { key?: string; json?: unknown; form?: string } = {}) {
-  const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? acme.apiKey}` };
-  let body: string | undefined;
-  if (options.json !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(options.json); }
-  if (options.form !== undefined) { headers['content-type'] = 'application/x-www-form-urlencoded'; body = options.form; }
-  const response = await fetch(`${herald.baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as Json };
-}
+const call = (method: string, path: string, options: { key?: string; json?: unknown; form?: string } = {}) =>
+  callHerald(herald.baseUrl, method, path, { ...options, headers: { authorization: `Bearer ${options.key ?? acme.apiKey}` } });
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 let contacts = 0;
