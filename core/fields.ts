@@ -5,7 +5,7 @@
 import { changedValues, type Page, type PageRequest } from './collections';
 import { nextId } from './counters';
 import { errors, fieldError } from './errors';
-import type { FieldDoc, FieldFormat, Store } from './store';
+import { isDuplicateKey, type FieldDoc, type FieldFormat, type Store } from './store';
 
 /** A field as the API shows it. */
 export interface Field { id: number; name: string; tag: string; format: FieldFormat | 'EMAIL'; custom: boolean }
@@ -46,16 +46,32 @@ function normalise<T extends Partial<FieldInput>>(input: T): T {
   };
 }
 
-/** 409 when another field of the account (built-in or custom) has the tag. */
+const tagTaken = (tag: string) =>
+  errors.conflict('A field with this tag already exists', { tag: fieldError('invalid_value', `Tag ${tag} already in use in this account`) });
+
+/**
+ * 409 when another field of the account (built-in or custom) has the tag. Checked first so a
+ * refused create takes no id; the unique index on {account, tag} decides between simultaneous ones.
+ */
 async function checkTagFree(store: Store, account: string, tag: string, exceptId?: number): Promise<void> {
   const taken = BUILT_IN_FIELDS.some((f) => f.tag === tag)
     || (await store.fields.findOne({ account, tag, ...(exceptId !== undefined ? { id: { $ne: exceptId } } : {}) }, { projection: { _id: 1 } })) !== null;
-  if (taken) throw errors.conflict('A field with this tag already exists', { tag: fieldError('invalid_value', `Tag ${tag} already in use in this account`) });
+  if (taken) throw tagTaken(tag);
+}
+
+/** A write that the unique {account, tag} index refused is a 409, not a fault. */
+async function uniqueTag<T>(tag: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isDuplicateKey(error)) throw tagTaken(tag);
+    throw error;
+  }
 }
 
 /**
- * Creates a custom field; the tag defaults to one made of the name. The limit and the tag are
- * checked before the insert, not by an index: two creates at the same instant could both pass.
+ * Creates a custom field; the tag defaults to one made of the name. The 200-field limit is checked
+ * before the insert (two creates at the same instant could make 201); the tag by the unique index.
  */
 export async function createField(store: Store, account: string, input: FieldInput): Promise<FieldDoc> {
   const { name, format = 'TEXT', tag = defaultTag(name) } = normalise(input);
@@ -67,7 +83,7 @@ export async function createField(store: Store, account: string, input: FieldInp
   const id = FIRST_CUSTOM_FIELD_ID - 1 + await nextId(store, account, 'fields');
   const now = new Date();
   const field: FieldDoc = { _id: `${account}:${id}`, account, id, name, tag, format, created: now, lastModified: now };
-  await store.fields.insertOne(field);
+  await uniqueTag(tag, () => store.fields.insertOne(field));
   return field;
 }
 
@@ -105,7 +121,8 @@ export async function updateField(store: Store, field: FieldDoc, input: Partial<
   const changes = changedValues<FieldInput>(field, normalise({ name: input.name, tag: input.tag }));
   if (changes.tag !== undefined) await checkTagFree(store, field.account, changes.tag, field.id);
   if (Object.keys(changes).length > 0) {
-    await store.fields.updateOne({ _id: field._id, account: field.account }, { $set: { ...changes, lastModified: new Date() } });
+    await uniqueTag(changes.tag ?? field.tag, () =>
+      store.fields.updateOne({ _id: field._id, account: field.account }, { $set: { ...changes, lastModified: new Date() } }));
   }
   return changes;
 }

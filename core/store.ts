@@ -208,6 +208,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.lists.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.interests.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.fields.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.fields.createIndex({ account: 1, tag: 1 }, { unique: true }),
     store.contacts.createIndex({ account: 1, email: 1 }, { unique: true }),
     store.contacts.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.contacts.createIndex({ account: 1, lists: 1 }),

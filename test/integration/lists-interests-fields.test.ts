@@ -198,6 +198,15 @@ describe('fields', () => {
     expect(put.body.error.validationErrors).toEqual({ tag: expect.any(String) });
   });
 
+  it('lets exactly one of ten simultaneous creates take a tag (a unique index decides)', async () => {
+    const racer = await herald.newAccount(); // its own account: the other tests count acme's fields
+    const fields = `/v2/${racer.account}/fields`;
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call('POST', fields, { key: racer.apiKey, json: { name: `Race ${i}`, tag: 'RACE' } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...new Array(9).fill(409)]);
+    const listed = (await call('GET', `${fields}?limit=1000`, { key: racer.apiKey })).body.data;
+    expect(listed.filter((f: Json) => f.tag === 'RACE')).toHaveLength(1);
+  });
+
   it('answers VALIDATION_ERROR for a bad format or tag, or a name with nothing to make a tag of', async () => {
     expectValidationError(await call('POST', base(), { ...as(), json: { name: 'x', format: 'BOOL' } }), ['format']);
     expectValidationError(await call('POST', base(), { ...as(), json: { name: 'x', tag: 'has space' } }), ['tag']);
