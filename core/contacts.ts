@@ -1,7 +1,7 @@
 // Contacts of an account: create, update, upsert into a list, memberships and unsubscription.
 // Emails are unique per account (a unique index decides, so concurrent creates cannot both win).
 import { nextId } from './counters';
-import { errors, fieldError, type FieldError } from './errors';
+import { AppError, ErrorCode, errors, fieldError, type FieldError } from './errors';
 import { isDuplicateKey, type ContactDoc, type FieldDoc, type Store } from './store';
 import { normaliseEmail } from './users';
 
@@ -131,7 +131,16 @@ export async function updateContact(store: Store, contact: ContactDoc, input: Co
   }
   if (Object.keys(changes).length === 0) return {};
   changes.lastModified = new Date();
-  await store.contacts.updateOne({ _id: contact._id, account: contact.account }, { $set: changes });
+  // Custom fields are written one path each, so simultaneous updates of different fields all stay.
+  const { customFields, ...plain } = changes;
+  const set: Record<string, unknown> = { ...plain };
+  const unset: Record<string, ''> = {};
+  for (const { id, value } of customFields ? input.customFields! : []) {
+    if (value === '') unset[`customFields.${id}`] = '';
+    else set[`customFields.${id}`] = value;
+  }
+  await store.contacts.updateOne({ _id: contact._id, account: contact.account },
+    Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set });
   Object.assign(contact, changes);
   return changes;
 }
@@ -145,14 +154,16 @@ export async function upsertIntoList(store: Store, account: string, listId: numb
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await store.contacts.findOne({ account, email: normaliseEmail(input.email) });
     if (existing) {
-      const lists = [...new Set([...(input.lists ?? existing.lists), listId])];
-      await updateContact(store, existing, { ...input, lists });
+      // A lists array in the body replaces the contact's lists; otherwise the list is added
+      // atomically ($addToSet), so simultaneous upserts into different lists all stay.
+      await updateContact(store, existing, input.lists ? { ...input, lists: [...input.lists, listId] } : input);
+      if (!input.lists) Object.assign(existing, await setMembership(store, existing, 'lists', listId, true));
       return existing;
     }
     try {
       return await createContact(store, account, { ...input, lists: [...(input.lists ?? []), listId] });
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'RESOURCE_EXISTS') throw error;
+      if (!(error instanceof AppError && error.code === ErrorCode.Conflict)) throw error; // another request created it: update
     }
   }
   throw errors.unavailable('The contact is being changed by another request, please retry');

@@ -150,6 +150,30 @@ describe('update and membership', () => {
     expect((await call('POST', '/lists/99/contacts', { json: { email: 'x@example.org' } })).status).toBe(404);
   });
 
+  it('makes one contact of ten simultaneous upserts of the same email', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      call('POST', `/lists/${(i % 3) + 1}/contacts`, { json: { email: 'race@example.org', firstName: `R${i}` } })));
+    expect(answers.map((a) => a.status)).toEqual(new Array(10).fill(200));
+    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+    expect(await store.contacts.countDocuments({ account: acme.account, email: 'race@example.org' })).toBe(1);
+    const { lists } = (await store.contacts.findOne({ account: acme.account, email: 'race@example.org' }))!;
+    expect([...lists].sort()).toEqual([1, 2, 3]); // no membership lost to a concurrent update
+    await call('DELETE', `/contacts/${answers[0].body.data.id}`);
+  });
+
+  it('keeps every custom field of simultaneous updates of different fields, and clears one with ""', async () => {
+    const { id: racer } = (await call('POST', '/contacts', { json: { email: 'fields@example.org' } })).body.data;
+    await Promise.all([
+      call('PUT', `/contacts/${racer}`, { json: { customFields: [{ id: 10, value: '7' }] } }),
+      call('PUT', `/contacts/${racer}`, { json: { customFields: [{ id: 11, value: '2020-01-02' }] } }),
+      call('PUT', `/contacts/${racer}`, { json: { customFields: [{ id: 12, value: 'note' }] } }),
+    ]);
+    expect((await store.contacts.findOne({ account: acme.account, id: racer }))!.customFields).toEqual({ 10: '7', 11: '2020-01-02', 12: 'note' });
+    await call('PUT', `/contacts/${racer}`, { form: 'customFields[0][id]=12&customFields[0][value]=' });
+    expect((await store.contacts.findOne({ account: acme.account, id: racer }))!.customFields).toEqual({ 10: '7', 11: '2020-01-02' });
+    await call('DELETE', `/contacts/${racer}`);
+  });
+
   it('unsubscribes for good: state UNSUBSCRIBED, and no PUT brings it back', async () => {
     const answer = await call('POST', `/contacts/${id}/unsubscribe`);
     expect(answer.body).toEqual({ href: `/v2/${acme.account}/contacts/${id}/unsubscribe`, success: true, data: { id, state: 'UNSUBSCRIBED' } });
