@@ -2,6 +2,7 @@
 // Emails are unique per account (a unique index decides, so concurrent creates cannot both win).
 import { nextId } from './counters';
 import { AppError, ErrorCode, errors, fieldError, type FieldError } from './errors';
+import type { UpdateFilter } from 'mongodb';
 import { isDuplicateKey, type ContactDoc, type FieldDoc, type Store } from './store';
 import { normaliseEmail } from './users';
 
@@ -105,12 +106,12 @@ export async function createContact(store: Store, account: string, input: Contac
 }
 
 /**
- * Applies a partial update. `interests` and `lists`, when given, replace the contact's own
- * (interests kept keep their subscription date); custom fields given are set (an empty value
- * clears one). The email cannot change. Returns the fields that changed, as stored.
+ * What a partial update changes, and the MongoDB update that writes it. `interests` and `lists`,
+ * when given, replace the contact's own (interests kept keep their subscription date); custom
+ * fields given are set one path each (an empty value clears one), so simultaneous updates of
+ * different fields all stay. The email never changes.
  */
-export async function updateContact(store: Store, contact: ContactDoc, input: ContactInput): Promise<Partial<ContactDoc>> {
-  await checkReferences(store, contact.account, input);
+function planUpdate(contact: ContactDoc, input: ContactInput): { changes: Partial<ContactDoc>; update: UpdateFilter<ContactDoc> } {
   const changes: Partial<ContactDoc> = {};
   for (const key of ['firstName', 'lastName', 'gender', 'language', 'preferredFormat'] as const) {
     if (input[key] !== undefined && input[key] !== contact[key]) Object.assign(changes, { [key]: input[key] });
@@ -121,26 +122,30 @@ export async function updateContact(store: Store, contact: ContactDoc, input: Co
     const now = new Date();
     changes.interests = [...new Set(input.interests)].map((id) => ({ id, subscribed: since.get(id) ?? now }));
   }
+  const set: Record<string, unknown> = {};
+  const unset: Record<string, ''> = {};
   if (input.customFields?.length) {
     const values = { ...contact.customFields };
     for (const { id, value } of input.customFields) {
       if (value === '') delete values[String(id)];
       else values[String(id)] = value;
+      if (value === '') unset[`customFields.${id}`] = '';
+      else set[`customFields.${id}`] = value;
     }
     changes.customFields = values;
   }
-  if (Object.keys(changes).length === 0) return {};
   changes.lastModified = new Date();
-  // Custom fields are written one path each, so simultaneous updates of different fields all stay.
-  const { customFields, ...plain } = changes;
-  const set: Record<string, unknown> = { ...plain };
-  const unset: Record<string, ''> = {};
-  for (const { id, value } of customFields ? input.customFields! : []) {
-    if (value === '') unset[`customFields.${id}`] = '';
-    else set[`customFields.${id}`] = value;
-  }
-  await store.contacts.updateOne({ _id: contact._id, account: contact.account },
-    Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set });
+  const { customFields: _whole, ...plain } = changes;
+  Object.assign(set, plain);
+  return { changes, update: Object.keys(unset).length > 0 ? { $set: set, $unset: unset } : { $set: set } };
+}
+
+/** Applies a partial update (see planUpdate). Returns the fields that changed, as stored. */
+export async function updateContact(store: Store, contact: ContactDoc, input: ContactInput): Promise<Partial<ContactDoc>> {
+  await checkReferences(store, contact.account, input);
+  const { changes, update } = planUpdate(contact, input);
+  if (Object.keys(changes).length === 1) return {}; // only lastModified: nothing to write
+  await store.contacts.updateOne({ _id: contact._id, account: contact.account }, update);
   Object.assign(contact, changes);
   return changes;
 }
@@ -154,11 +159,16 @@ export async function upsertIntoList(store: Store, account: string, listId: numb
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await store.contacts.findOne({ account, email: normaliseEmail(input.email) });
     if (existing) {
-      // A lists array in the body replaces the contact's lists; otherwise the list is added
-      // atomically ($addToSet), so simultaneous upserts into different lists all stay.
-      await updateContact(store, existing, input.lists ? { ...input, lists: [...input.lists, listId] } : input);
-      if (!input.lists) Object.assign(existing, await setMembership(store, existing, 'lists', listId, true));
-      return existing;
+      // One write: the changes, and the list. A lists array in the body replaces the contact's
+      // lists; otherwise the list is added with $addToSet, so simultaneous upserts into
+      // different lists all stay.
+      const replaced = input.lists ? { ...input, lists: [...input.lists, listId] } : input;
+      await checkReferences(store, account, replaced);
+      const { update } = planUpdate(existing, replaced);
+      if (!input.lists) update.$addToSet = { lists: listId };
+      const updated = await store.contacts.findOneAndUpdate({ _id: existing._id, account }, update, { returnDocument: 'after' });
+      if (updated) return updated;
+      continue; // deleted meanwhile: create it
     }
     try {
       return await createContact(store, account, { ...input, lists: [...(input.lists ?? []), listId] });
