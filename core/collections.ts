@@ -1,4 +1,4 @@
-// What the account's numbered collections (lists, interests, fields) share: a page of a
+// What the account's numbered collections (users, lists, interests, contacts) share: a page of a
 // listing, and the changes a modification really makes.
 import type { Collection, Filter } from 'mongodb';
 
@@ -14,11 +14,14 @@ export interface PageRequest {
 
 export interface Page<T> { items: T[]; total: number }
 
-/** One page of an account's documents, searched by name and sorted (ties by id, so pages never overlap). */
-export async function findPage<T extends { account: string; id: number; name: string }>(
-  collection: Collection<T>, account: string, page: PageRequest,
+/**
+ * One page of the documents matching `filter`, with the total, sorted (ties by id, so pages never
+ * overlap). `page.q` applies to `searchField` (the name; the email for users and contacts).
+ */
+export async function findPage<T extends { account: string; id: number }>(
+  collection: Collection<T>, filter: Filter<T>, page: PageRequest, searchField = 'name',
 ): Promise<Page<T>> {
-  const query = { account, ...(page.q ? { name: page.q } : {}) } as Filter<T>;
+  const query = { ...filter, ...(page.q ? { [searchField]: page.q } : {}) } as Filter<T>;
   const [items, total] = await Promise.all([
     collection.find(query).sort({ [page.sortby]: page.sortdir === 'asc' ? 1 : -1, id: 1 }).skip(page.offset).limit(page.limit).toArray(),
     collection.countDocuments(query),

@@ -1,5 +1,6 @@
 // Contacts of an account: create, update, upsert into a list, memberships and unsubscription.
 // Emails are unique per account (a unique index decides, so concurrent creates cannot both win).
+import { findPage, type Page, type PageRequest } from './collections';
 import { nextId } from './counters';
 import { AppError, ErrorCode, errors, fieldError, type FieldError } from './errors';
 import type { UpdateFilter } from 'mongodb';
@@ -58,6 +59,25 @@ export function fitsFormat(value: string, format: FieldDoc['format']): boolean {
   if (format === 'INT') return /^-?\d{1,15}$/.test(value);
   if (format === 'DATE') return DATE.test(value) && !Number.isNaN(Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2').replace(' ', 'T')));
   return value.length <= 1000;
+}
+
+/** A page of the account's contacts matching the listing's filters, searched by email. */
+export function findContacts(store: Store, account: string, filters: object[], page: PageRequest): Promise<Page<ContactDoc>> {
+  return findPage(store.contacts, Object.assign({ account }, ...filters), page, 'email');
+}
+
+/** What a contact's record shows beside its own fields: the names of its lists and interests, and every custom field. */
+export async function contactContext(store: Store, contact: ContactDoc) {
+  const [lists, interests, fields] = await Promise.all([
+    store.lists.find({ account: contact.account, id: { $in: contact.lists } }).project<{ id: number; name: string }>({ id: 1, name: 1 }).toArray(),
+    store.interests.find({ account: contact.account, id: { $in: contact.interests.map((i) => i.id) } }).project<{ id: number; name: string }>({ id: 1, name: 1 }).toArray(),
+    customFieldsOf(store, contact.account),
+  ]);
+  return { listNames: new Map(lists.map((l) => [l.id, l.name])), interestNames: new Map(interests.map((i) => [i.id, i.name])), fields };
+}
+
+export async function deleteContact(store: Store, contact: ContactDoc): Promise<void> {
+  await store.contacts.deleteOne({ _id: contact._id, account: contact.account });
 }
 
 /** The contact a path names: an integer id, or an email address. */

@@ -27,7 +27,7 @@ export function findInterest(store: Store, account: string, id: number): Promise
 }
 
 export function findInterests(store: Store, account: string, page: PageRequest): Promise<Page<InterestDoc>> {
-  return findPage(store.interests, account, page);
+  return findPage(store.interests, { account }, page);
 }
 
 /** Applies what differs from the interest; returns only that. */

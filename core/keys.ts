@@ -51,3 +51,14 @@ export async function findKey(store: Store, key: string, kind: KeyKind): Promise
   const doc = await store.keys.findOne({ _id: hashKey(key) });
   return doc && doc.kind === kind ? doc : null;
 }
+
+/** A user's API keys (their hashes and hints; the keys themselves are never stored). */
+export function userKeys(store: Store, account: string, userId: number): Promise<KeyDoc[]> {
+  return store.keys.find({ account, kind: 'api', userId }).sort({ id: 1 }).limit(1000).toArray();
+}
+
+/** Revokes one of a user's API keys: it fails from the next request on. False when there is no such key. */
+export async function revokeUserKey(store: Store, account: string, userId: number, keyId: number): Promise<boolean> {
+  const { deletedCount } = await store.keys.deleteOne({ account, kind: 'api', userId, id: keyId });
+  return deletedCount > 0;
+}

@@ -31,7 +31,7 @@ export function findList(store: Store, account: string, id: number): Promise<Lis
 }
 
 export function findLists(store: Store, account: string, page: PageRequest): Promise<Page<ListDoc>> {
-  return findPage(store.lists, account, page);
+  return findPage(store.lists, { account }, page);
 }
 
 /** Applies what differs from the list; returns only that. */

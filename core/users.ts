@@ -1,8 +1,12 @@
+import { findPage, type Page, type PageRequest } from './collections';
 import { nextId } from './counters';
 import { errors, fieldError } from './errors';
 import { hashPassword } from './passwords';
 import { ALL_PERMISSIONS } from './permissions';
 import { isDuplicateKey, type Store, type UserDoc } from './store';
+
+const emailTaken = () =>
+  errors.conflict('A user with this email already exists', { email: fieldError('invalid_value', 'Email already in use in this account') });
 
 /** Emails are compared case-blind: stored and looked up in lowercase. */
 export function normaliseEmail(email: string): string {
@@ -43,7 +47,7 @@ export async function createUser(store: Store, account: string, input: NewUser):
   try {
     await store.users.insertOne(user);
   } catch (error) {
-    if (isDuplicateKey(error)) throw errors.conflict('A user with this email already exists', { email: fieldError('invalid_value', 'Email already in use in this account') });
+    if (isDuplicateKey(error)) throw emailTaken();
     throw error;
   }
   return user;
@@ -51,6 +55,33 @@ export async function createUser(store: Store, account: string, input: NewUser):
 
 export function findUser(store: Store, account: string, id: number): Promise<UserDoc | null> {
   return store.users.findOne({ _id: `${account}:${id}`, account });
+}
+
+/** A page of the account's users, searched by email. */
+export function findUsers(store: Store, account: string, page: PageRequest): Promise<Page<UserDoc>> {
+  return findPage(store.users, { account }, page, 'email');
+}
+
+/**
+ * Changes a user's email, password or permissions; returns what changed, as stored. A new
+ * password clears an expired one. The account's first user has no email to change.
+ */
+export async function updateUser(store: Store, user: UserDoc, input: Partial<NewUser>): Promise<Partial<UserDoc>> {
+  const changes: Partial<UserDoc> = {};
+  if (input.email !== undefined) {
+    if (!user.email) throw errors.validation({ email: fieldError('invalid_value', 'The account\'s first user has no email') });
+    changes.email = normaliseEmail(input.email);
+    changes.username = changes.email.slice(0, changes.email.lastIndexOf('@'));
+  }
+  if (input.password !== undefined) Object.assign(changes, { passwordHash: await hashPassword(input.password), passwordExpired: false });
+  if (input.permissions !== undefined) changes.permissions = [...new Set(input.permissions)];
+  try {
+    await store.users.updateOne({ _id: user._id, account: user.account }, { $set: { ...changes, lastModified: new Date() } });
+  } catch (error) {
+    if (isDuplicateKey(error)) throw emailTaken();
+    throw error;
+  }
+  return changes;
 }
 
 /** Removes a user with every key and session of theirs: they stop working at once. */

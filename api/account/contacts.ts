@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import {
-  createContact, customFieldsOf, findContact, setMembership, unsubscribe, updateContact, upsertIntoList, type ContactInput,
+  contactContext, createContact, deleteContact, findContact, findContacts, setMembership, unsubscribe, updateContact, upsertIntoList,
+  type ContactInput,
 } from '../../core/contacts';
 import { errors, fieldError, type FieldError } from '../../core/errors';
 import type { ContactDoc, Store } from '../../core/store';
@@ -90,13 +91,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The full contact record of the original (lists and interests with names, every custom field). */
 async function contactView(store: Store, contact: ContactDoc) {
-  const [lists, interests, fields] = await Promise.all([
-    store.lists.find({ account: contact.account, id: { $in: contact.lists } }).toArray(),
-    store.interests.find({ account: contact.account, id: { $in: contact.interests.map((i) => i.id) } }).toArray(),
-    customFieldsOf(store, contact.account),
-  ]);
-  const listNames = new Map(lists.map((l) => [l.id, l.name]));
-  const interestNames = new Map(interests.map((i) => [i.id, i.name]));
+  const { listNames, interestNames, fields } = await contactContext(store, contact);
   return {
     id: contact.id,
     email: contact.email,
@@ -172,13 +167,8 @@ async function loadContact(store: Store, ctx: Context): Promise<ContactDoc> {
 export function contactRoutes(router: Router, store: Store): void {
   router.get('/contacts', requirePermission('contacts:list'), async (ctx) => {
     const options = parseListOptions(ctx, LIST);
-    const query = Object.assign({ account: ctx.params.account }, ...Object.values(options.filters) as object[],
-      options.q ? { email: options.q } : {});
-    const [contacts, total] = await Promise.all([
-      store.contacts.find(query).sort({ [options.sortby]: options.sortdir === 'asc' ? 1 : -1, id: 1 }).skip(options.offset).limit(options.limit).toArray(),
-      store.contacts.countDocuments(query),
-    ]);
-    replyPage(ctx, options, contacts.map((c) => ({ id: c.id, email: c.email, firstName: c.firstName, lastName: c.lastName, state: c.state, quality: c.quality })), total);
+    const { items, total } = await findContacts(store, ctx.params.account, Object.values(options.filters) as object[], options);
+    replyPage(ctx, options, items.map((c) => ({ id: c.id, email: c.email, firstName: c.firstName, lastName: c.lastName, state: c.state, quality: c.quality })), total);
   });
 
   router.post('/contacts', requirePermission('contacts:create'), async (ctx) => {
@@ -208,8 +198,7 @@ export function contactRoutes(router: Router, store: Store): void {
   });
 
   router.delete('/contacts/:ref', requirePermission('contacts:delete'), async (ctx) => {
-    const contact = await loadContact(store, ctx);
-    await store.contacts.deleteOne({ _id: contact._id, account: contact.account });
+    await deleteContact(store, await loadContact(store, ctx));
     reply(ctx, {});
   });
 

@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Principal } from '../../core/credentials';
-import { errors, fieldError } from '../../core/errors';
-import { issueKey } from '../../core/keys';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../core/passwords';
+import { errors } from '../../core/errors';
+import { issueKey, revokeUserKey, userKeys } from '../../core/keys';
+import { MIN_PASSWORD_LENGTH } from '../../core/passwords';
 import { ALL_PERMISSIONS } from '../../core/permissions';
-import { isDuplicateKey, type KeyDoc, type Store, type UserDoc } from '../../core/store';
-import { createUser, deleteUser, findUser, normaliseEmail, type NewUser } from '../../core/users';
+import type { KeyDoc, Store, UserDoc } from '../../core/store';
+import { createUser, deleteUser, findUser, findUsers, updateUser, type NewUser } from '../../core/users';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
@@ -66,12 +66,8 @@ async function selfOrUsersUpdate(ctx: Context, next: Next) {
 export function userRoutes(router: Router, store: Store): void {
   router.get('/users', requirePermission('users:list'), async (ctx) => {
     const options = parseListOptions(ctx, LIST);
-    const query = { account: ctx.params.account, ...(options.q ? { email: options.q } : {}) };
-    const [users, total] = await Promise.all([
-      store.users.find(query).sort({ [options.sortby]: options.sortdir === 'asc' ? 1 : -1, id: 1 }).skip(options.offset).limit(options.limit).toArray(),
-      store.users.countDocuments(query),
-    ]);
-    replyPage(ctx, options, users.map(userView), total);
+    const { items, total } = await findUsers(store, ctx.params.account, options);
+    replyPage(ctx, options, items.map(userView), total);
   });
 
   router.post('/users', requirePermission('users:create'), async (ctx) => {
@@ -89,20 +85,7 @@ export function userRoutes(router: Router, store: Store): void {
     const user = await loadUser(store, ctx);
     const input = validateUpdate(ctx.request.body ?? {});
     if (input.permissions) checkGrantable(ctx.state.principal, input.permissions);
-    const changes: Partial<UserDoc> = {};
-    if (input.email !== undefined) {
-      if (!user.email) throw errors.validation({ email: fieldError('invalid_value', 'The account\'s first user has no email') });
-      changes.email = normaliseEmail(input.email);
-      changes.username = changes.email.slice(0, changes.email.lastIndexOf('@'));
-    }
-    if (input.password !== undefined) Object.assign(changes, { passwordHash: await hashPassword(input.password), passwordExpired: false });
-    if (input.permissions !== undefined) changes.permissions = [...new Set(input.permissions)];
-    try {
-      await store.users.updateOne({ _id: user._id, account: user.account }, { $set: { ...changes, lastModified: new Date() } });
-    } catch (error) {
-      if (isDuplicateKey(error)) throw errors.conflict('A user with this email already exists', { email: fieldError('invalid_value', 'Email already in use in this account') });
-      throw error;
-    }
+    const changes = await updateUser(store, user, input);
     // Only the modified information, as the original's PUT answers.
     const { passwordHash: _hash, passwordExpired: _expired, ...shown } = changes;
     reply(ctx, { data: { id: user.id, ...shown, ...(input.password !== undefined ? { password: 'changed' } : {}) } });
@@ -117,8 +100,7 @@ export function userRoutes(router: Router, store: Store): void {
 
   router.get('/users/:id/keys', selfOrUsersUpdate, async (ctx) => {
     const user = await loadUser(store, ctx);
-    const keys = await store.keys.find({ account: user.account, kind: 'api', userId: user.id }).sort({ id: 1 }).limit(1000).toArray();
-    reply(ctx, { data: keys.map(keyView) });
+    reply(ctx, { data: (await userKeys(store, user.account, user.id)).map(keyView) });
   });
 
   router.post('/users/:id/keys', selfOrUsersUpdate, async (ctx) => {
@@ -131,8 +113,7 @@ export function userRoutes(router: Router, store: Store): void {
   router.delete('/users/:id/keys/:keyId', selfOrUsersUpdate, async (ctx) => {
     const user = await loadUser(store, ctx);
     const keyId = integerParam(ctx, 'keyId');
-    const { deletedCount } = await store.keys.deleteOne({ account: user.account, kind: 'api', userId: user.id, id: keyId });
-    if (deletedCount === 0) throw errors.notFound('No such key');
+    if (!(await revokeUserKey(store, user.account, user.id, keyId))) throw errors.notFound('No such key');
     reply(ctx, {});
   });
 }

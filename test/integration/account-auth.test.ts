@@ -240,6 +240,15 @@ describe('bodies and media types', () => {
   });
 });
 
+describe('paths and methods', () => {
+  it('answers a known /v2 path with another method 405 METHOD_NOT_ALLOWED, with Allow, in the envelope', async () => {
+    const answer = await call('PATCH', `/v2/${acme.account}/users`, { headers: bearer(acme.apiKey) });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get('allow')).toBe('HEAD, GET, POST');
+    expect(answer.body).toEqual({ href: `/v2/${acme.account}/users`, success: false, error: { status: 405, type: 'METHOD_NOT_ALLOWED', userMessage: expect.any(String) } });
+  });
+});
+
 describe('another account', () => {
   const routes: Array<[string, string]> = [
     ['GET', ''], ['GET', '/users'], ['POST', '/users'], ['GET', '/users/1'], ['PUT', '/users/1'], ['DELETE', '/users/2'],
