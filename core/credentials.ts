@@ -1,7 +1,7 @@
 import { findKey } from './keys';
+import { byId, perStore } from './read-batch';
 import { findSession } from './sessions';
 import type { Store } from './store';
-import { findUser } from './users';
 
 /** Who a request acts as: an account's user, with that user's permissions as they are now. */
 export interface Principal {
@@ -23,7 +23,13 @@ export async function resolveCredential(store: Store, credential: string): Promi
   return session ? principalOf(store, session.account, session.userId, 'session') : null;
 }
 
+/**
+ * User lookups of requests arriving together go out as one query (core/read-batch.ts), by `_id`
+ * (`<account>:<id>`: a unique index answers it; the account is checked on the document too).
+ */
+const usersById = perStore((store) => byId((ids) => store.users.find({ _id: { $in: ids } }).toArray()));
+
 async function principalOf(store: Store, account: string, userId: number, via: Principal['via']): Promise<Principal | null> {
-  const user = await findUser(store, account, userId);
-  return user ? { account, userId, permissions: new Set(user.permissions), via } : null;
+  const user = await usersById(store).get(`${account}:${userId}`);
+  return user?.account === account ? { account, userId, permissions: new Set(user.permissions), via } : null;
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { nextId } from './counters';
+import { byId, perStore } from './read-batch';
 import type { KeyDoc, KeyKind, Store } from './store';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -45,11 +46,14 @@ export async function issueKey(store: Store, account: string, kind: KeyKind, use
   return { id, key };
 }
 
+/** Key lookups of requests arriving together go out as one query (core/read-batch.ts). */
+const keysByHash = perStore((store) => byId((hashes) => store.keys.find({ _id: { $in: hashes } }).toArray()));
+
 /** The key's record when the key exists and is of the wanted kind. */
 export async function findKey(store: Store, key: string, kind: KeyKind): Promise<KeyDoc | null> {
   if (key.length < 8 || key.length > 200) return null;
-  const doc = await store.keys.findOne({ _id: hashKey(key) });
-  return doc && doc.kind === kind ? doc : null;
+  const doc = await keysByHash(store).get(hashKey(key));
+  return doc && doc.kind === kind ? { ...doc } : null;
 }
 
 /** A user's API keys (their hashes and hints; the keys themselves are never stored). */

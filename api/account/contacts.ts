@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import {
-  contactContext, createContact, deleteContact, findContact, findContacts, setMembership, unsubscribe, updateContact, upsertIntoList,
-  type ContactInput,
+  contactContext, createContactWithContext, deleteContact, findContact, findContacts, setMembership, unsubscribe, updateContact,
+  upsertIntoListWithContext, type ContactContext, type ContactInput,
 } from '../../core/contacts';
 import { errors, fieldError, type FieldError } from '../../core/errors';
 import type { ContactDoc, Store } from '../../core/store';
@@ -89,9 +89,12 @@ function toInput(body: unknown, validate: (value: unknown) => RawContact): Conta
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-/** The full contact record of the original (lists and interests with names, every custom field). */
-async function contactView(store: Store, contact: ContactDoc) {
-  const { listNames, interestNames, fields } = await contactContext(store, contact);
+/**
+ * The full contact record of the original (lists and interests with names, every custom field).
+ * `known`: what the request read already (only the rest is read).
+ */
+async function contactView(store: Store, contact: ContactDoc, known?: ContactContext) {
+  const { listNames, interestNames, fields } = await contactContext(store, contact, known);
   return {
     id: contact.id,
     email: contact.email,
@@ -173,14 +176,14 @@ export function contactRoutes(router: Router, store: Store): void {
 
   router.post('/contacts', requirePermission('contacts:create'), async (ctx) => {
     const input = toInput(ctx.request.body, validateCreate) as ContactInput & { email: string };
-    const contact = await createContact(store, ctx.params.account, input);
-    reply(ctx, { data: await contactView(store, contact) }); // 200, as the original answers a contact create
+    const { contact, context } = await createContactWithContext(store, ctx.params.account, input, 'MANUAL', { allFields: true });
+    reply(ctx, { data: await contactView(store, contact, context) }); // 200, as the original answers a contact create
   });
 
   router.post('/lists/:listId/contacts', requirePermission('contacts:create'), requirePermission('contacts:update'), async (ctx) => {
     const input = toInput(ctx.request.body, validateCreate) as ContactInput & { email: string };
-    const contact = await upsertIntoList(store, ctx.params.account, integerParam(ctx, 'listId'), input);
-    reply(ctx, { data: await contactView(store, contact) });
+    const { contact, context } = await upsertIntoListWithContext(store, ctx.params.account, integerParam(ctx, 'listId'), input, { allFields: true });
+    reply(ctx, { data: await contactView(store, contact, context) });
   });
 
   router.get('/contacts/:ref', requirePermission('contacts:list'), async (ctx) => {

@@ -1,0 +1,50 @@
+// The HTTP API on a thread of its own, for benchmarks that load it over HTTP. In production the
+// API is a process of its own and its clients are elsewhere; run in the benchmark's own thread,
+// the load generator (fetch, its JSON) would share the API's event loop and its figure would
+// include the client's work. Its store client is its own too, as a separate process's would be.
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../api/app';
+import { createLogger } from '../core/logger';
+import { connectStore } from '../core/store';
+import type { Teardown } from './support';
+
+const ROLE = 'herald-bench-api';
+
+interface Start { role: typeof ROLE; uri: string; database: string }
+
+/** Starts the API on its own thread against the store at `uri`; resolves to its base URL. */
+export async function startApiThread(uri: string, database: string, teardown: Teardown): Promise<string> {
+  const worker = new Worker(__filename, { workerData: { role: ROLE, uri, database } satisfies Start });
+  teardown.defer('api thread', async () => {
+    const exited = once(worker, 'exit');
+    worker.postMessage('stop');
+    await exited;
+  });
+  const [ready] = await Promise.race([once(worker, 'message'), once(worker, 'error').then(([error]) => { throw error; })]) as [{ port?: number; error?: string }];
+  if (!ready.port) throw new Error(`the API thread did not start: ${ready.error}`);
+  return `http://127.0.0.1:${ready.port}`;
+}
+
+/** The thread's side: serve until told to stop, then close the server and the store client. */
+async function serve({ uri, database }: Start): Promise<void> {
+  const store = await connectStore(uri, database);
+  // Only the account API is loaded: a lazy Temporal connection that is never used.
+  const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+  const api = http.createServer(createApp({ store, temporal, taskQueue: 'unused', namespace: 'default', logger: createLogger('silent') }).callback());
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  parentPort!.once('message', async () => {
+    api.closeAllConnections();
+    await new Promise((resolve) => api.close(resolve));
+    await store.close();
+    process.exit(0); // ends this thread only
+  });
+  parentPort!.postMessage({ port: (api.address() as AddressInfo).port });
+}
+
+if (!isMainThread && (workerData as Start | undefined)?.role === ROLE) {
+  serve(workerData as Start).catch((error: Error) => parentPort!.postMessage({ error: error.stack ?? String(error) }));
+}
