@@ -1,5 +1,5 @@
 import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
-import { createTransactionalActivities } from './activities/transactional';
+import { createActivities } from './activities';
 import { loadConfig } from './core/config';
 import { createLogger } from './core/logger';
 import { connectStore, type Store } from './core/store';
@@ -29,7 +29,7 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
     ...(PREBUILT_BUNDLE
       ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
       : { workflowsPath: require.resolve('./workflows') }),
-    activities: createTransactionalActivities({ store: deps.store, transport, mtaHost: deps.mtaHost }),
+    activities: createActivities({ store: deps.store, transport, mtaHost: deps.mtaHost }),
   });
   return {
     worker,

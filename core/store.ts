@@ -1,4 +1,4 @@
-import { Binary, BSON, Collection, Db, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId } from 'mongodb';
+import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId } from 'mongodb';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -153,6 +153,62 @@ export interface EventDoc {
   [extra: string]: unknown;
 }
 
+/** Task states: QUEUED at creation, then INITIALIZING and PROCESSING while it runs, and one of the last three. */
+export type TaskState = 'QUEUED' | 'INITIALIZING' | 'PROCESSING' | 'FINISHED' | 'FAILED' | 'CANCELLED';
+
+/** An asynchronous operation (import, export, campaign launch) run by a workflow; the spec's Task plus its bookkeeping. */
+export interface TaskDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  type: string;
+  name: string;
+  state: TaskState;
+  cancellable: boolean;
+  message: string;
+  /** Username of the user that started it; ownerId is that user's id (the cancel rule). */
+  owner: string;
+  ownerId: number;
+  created: Date;
+  init: Date | null;
+  end: Date | null;
+  /** 0..1 */
+  completed: number;
+  /** Seconds left, -1 when unknown. */
+  eta: number;
+  /** The path that created it, without /v2. */
+  request: string;
+  parameters: Record<string, unknown>;
+  result: unknown;
+  workflowId: string;
+}
+
+/** A file kept in the store (GridFS `files` bucket): an uploaded import source or an export. */
+export interface StoredFileMetadata { account: string; kind: 'upload' | 'export'; contentType: string }
+
+/**
+ * A pending double opt-in: what a visitor asked for on a list's hosted form, waiting for the
+ * click in the confirmation mail (core/optin.ts). `_id` is the SHA-256 of the mail's token (the
+ * token itself is never stored). One per account, list and email (a unique index decides
+ * between simultaneous submits); expiry is checked on read (no TTL index on the embedded store).
+ */
+export interface OptinConfirmationDoc {
+  _id: string;
+  account: string;
+  listId: number;
+  /** Normalised (lowercase). */
+  email: string;
+  /** '' when not given: a confirmation fills names only when given. */
+  firstName: string;
+  lastName: string;
+  interests: number[];
+  /** An http(s) URL followed after a successful confirmation. */
+  redirect?: string;
+  /** When it was asked for and its mail sent: the repeat limit counts from here. */
+  createdAt: Date;
+  expiresAt: Date;
+}
+
 export interface Store {
   client: MongoClient;
   db: Db;
@@ -168,6 +224,10 @@ export interface Store {
   sendRequests: Collection<SendRequestDoc>;
   messages: Collection<MessageDoc>;
   events: Collection<EventDoc>;
+  optinConfirmations: Collection<OptinConfirmationDoc>;
+  tasks: Collection<TaskDoc>;
+  /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
+  files: GridFSBucket;
   close(): Promise<void>;
 }
 
@@ -191,6 +251,9 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     sendRequests: db.collection('sendRequests'),
     messages: db.collection('messages'),
     events: db.collection('events'),
+    optinConfirmations: db.collection('optinConfirmations'),
+    tasks: db.collection('tasks'),
+    files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
   };
   await ensureIndexes(store);
@@ -218,6 +281,12 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.events.createIndex({ track_id: 1 }, { unique: true }),
     store.events.createIndex({ account: 1, _id: 1 }),
     store.events.createIndex({ account: 1, mail_id: 1 }),
+    store.optinConfirmations.createIndex({ account: 1, listId: 1, email: 1 }, { unique: true }),
+    store.optinConfirmations.createIndex({ account: 1, expiresAt: 1 }),
+    store.tasks.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.tasks.createIndex({ account: 1, created: -1 }),
+    store.db.collection('files.files').createIndex({ filename: 1, 'metadata.account': 1 }, { unique: true }),
+    store.db.collection('files.chunks').createIndex({ files_id: 1, n: 1 }, { unique: true }),
   ]);
 }
 

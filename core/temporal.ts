@@ -1,7 +1,10 @@
 import {
   Client, Connection, isGrpcServiceError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
 } from '@temporalio/client';
-import { searchAttributeKeys, workflowIds, type TransactionalBatchInput } from './workflow-contracts';
+import {
+  searchAttributeKeys, taskWorkflows, workflowIds, type TaskType, type TaskWorkflowInput, type TransactionalBatchInput,
+} from './workflow-contracts';
 
 /** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
 const START_DEADLINE_MS = 5000;
@@ -38,6 +41,29 @@ export async function startTransactionalBatch(
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   return workflowId;
+}
+
+/** Starts the workflow that carries out a task; its id is derived from the task, so a retried start is harmless. */
+export async function startTaskWorkflow(client: Client, taskQueue: string, type: TaskType, input: TaskWorkflowInput): Promise<string> {
+  const workflowId = workflowIds.task(input.account, input.taskId);
+  await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(taskWorkflows[type], {
+    taskQueue,
+    workflowId,
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [{ key: searchAttributeKeys.account, value: input.account }],
+    staticSummary: `Task ${input.taskId} (${type}) of ${input.account}`,
+  }));
+  return workflowId;
+}
+
+/** Asks a workflow to cancel; one that already ended (or never started) is left as it is. */
+export async function requestWorkflowCancel(client: Client, workflowId: string): Promise<void> {
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.getHandle(workflowId).cancel());
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
 }
 
 /** True for errors of the Temporal service or of the connection to it (the caller answers 503). */

@@ -14,7 +14,21 @@ export const searchAttributeKeys = {
 /** Deterministic workflow ids: retrying a start finds the same execution. */
 export const workflowIds = {
   transactional: (account: string, batch: string) => `tx-${account}-${batch}`,
+  task: (account: string, taskId: number) => `task-${account}-${taskId}`,
 };
+
+/** Workflows that carry out a task of the account API (see core/tasks.ts), by task type. */
+export const taskWorkflows = {
+  CONTACT_IMPORT: 'ContactImport',
+  CONTACT_EXPORT_TASK: 'ContactExport',
+} as const;
+export type TaskType = keyof typeof taskWorkflows;
+
+/** Input of every task workflow: the task's record holds its parameters (claim check). */
+export interface TaskWorkflowInput {
+  account: string;
+  taskId: number;
+}
 
 /** Input of the TransactionalBatch workflow. */
 export interface TransactionalBatchInput {

@@ -1,2 +1,3 @@
 // Every workflow the worker registers.
 export { TransactionalBatch } from './transactional-batch';
+export { ContactExport } from './contact-export';

@@ -8,20 +8,23 @@ export interface Reply {
   data?: unknown;
   paging?: Paging;
   sort?: { sortby: string; sortdir: 'asc' | 'desc' };
+  /** An asynchronous operation's task, in place of data. */
+  task?: unknown;
   /** Set on a create, as the original does for lists. */
   location?: string;
   /** The original answers login and logout with `url` where the rest carries `href`. */
   pathKey?: 'href' | 'url';
 }
 
-/** Writes a successful account API answer in the envelope: `{href, success, data, paging?, sort?}`. */
-export function reply(ctx: Context, { status = 200, data, paging, sort, location, pathKey = 'href' }: Reply): void {
+/** Writes a successful account API answer in the envelope: `{href, success, data | task, paging?, sort?}`. */
+export function reply(ctx: Context, { status = 200, data, paging, sort, task, location, pathKey = 'href' }: Reply): void {
   ctx.status = status;
   if (location) ctx.set('Location', location);
   ctx.body = {
     [pathKey]: ctx.path,
     success: true,
     ...(data !== undefined ? { data } : {}),
+    ...(task !== undefined ? { task } : {}),
     ...(paging ? { paging } : {}),
     ...(sort ? { sort } : {}),
   };

@@ -1,17 +1,20 @@
 import Router from '@koa/router';
+import type { Client } from '@temporalio/client';
 import type { Store } from '../../core/store';
 import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { authenticate, requireOwnAccount } from './auth';
+import { contactExportRoutes } from './contact-export';
 import { contactRoutes } from './contacts';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
 import { fieldRoutes } from './fields';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
+import { taskRoutes } from './tasks';
 import { userRoutes } from './users';
 
-export interface AccountApiDeps { store: Store }
+export interface AccountApiDeps { store: Store; temporal: Client; taskQueue: string }
 
 /**
  * The account REST API under /v2: login and logout, then everything under /v2/{account},
@@ -26,5 +29,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   interestRoutes(scoped, deps.store);
   fieldRoutes(scoped, deps.store);
   contactRoutes(scoped, deps.store);
+  contactExportRoutes(scoped, deps);
+  taskRoutes(scoped, deps);
   return [loginRouter(deps.store), scoped];
 }

@@ -1,11 +1,13 @@
 // Every operation of the HTTP API, as each route file declares its own. A route file added to
 // the app is added here too: test/integration/openapi.test.ts fails on a route left out.
 import { accountInfoOperations } from '../account/account-info';
+import { contactExportOperations } from '../account/contact-export';
 import { contactOperations } from '../account/contacts';
 import { fieldOperations } from '../account/fields';
 import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { loginOperations } from '../account/login';
+import { taskOperations } from '../account/tasks';
 import { userOperations } from '../account/users';
 import { healthOperations } from '../health';
 import { sendOperations } from '../transactional/router';
@@ -23,4 +25,6 @@ export const operations: OperationSpec[] = [
   ...interestOperations,
   ...fieldOperations,
   ...contactOperations,
+  ...contactExportOperations,
+  ...taskOperations,
 ];

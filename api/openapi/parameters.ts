@@ -1,6 +1,7 @@
 // Path and query parameters of the OpenAPI document: path parameters by name (one meaning per
 // name across the routes), and a listing's query from its ListSpec (api/account/list-options.ts).
 import { ACCOUNT_NAME } from '../../core/accounts';
+import { FILE_NAME } from '../../core/files';
 import { MAX_LIMIT, type ListSpec } from '../account/list-options';
 
 const id = (what: string) => ({ schema: { type: 'integer', minimum: 1 }, description: `The ${what}'s id.` });
@@ -13,6 +14,7 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   listId: id('list'),
   memberId: id('list or interest'),
   ref: { schema: { type: 'string' }, description: 'The contact\'s id, or its email address.' },
+  fileName: { schema: { type: 'string', pattern: FILE_NAME.source }, description: 'The file\'s name, as its task\'s `parameters.fileName` gives it.' },
 };
 
 /** The path's `{name}` parameters, in order. */

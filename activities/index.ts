@@ -1,0 +1,16 @@
+// Every activity the worker registers, each group built from the dependencies it needs.
+import type { Transporter } from 'nodemailer';
+import type { Store } from '../core/store';
+import { createContactExportActivities } from './contact-export';
+import { createTaskActivities } from './tasks';
+import { createTransactionalActivities } from './transactional';
+
+export interface ActivityDeps { store: Store; transport: Transporter; mtaHost: string }
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createTransactionalActivities(deps),
+    ...createTaskActivities(deps),
+    ...createContactExportActivities(deps),
+  };
+}

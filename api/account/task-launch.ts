@@ -1,0 +1,23 @@
+import type { Context } from 'koa';
+import type { Principal } from '../../core/credentials';
+import type { TaskDeps } from '../../core/tasks';
+import { launchTask, type NewTask } from '../../core/tasks';
+import { findUser } from '../../core/users';
+import { reply } from './envelope';
+import { taskView } from './tasks';
+
+/**
+ * Starts a task for the requesting user and answers it in the envelope's `task` (201, as the
+ * original answers an export). `request` is the path without /v2, as the original records it.
+ */
+export async function replyWithNewTask(ctx: Context, deps: TaskDeps, task: Omit<NewTask, 'account' | 'owner' | 'request'>): Promise<void> {
+  const principal: Principal = ctx.state.principal;
+  const user = await findUser(deps.store, principal.account, principal.userId);
+  const launched = await launchTask(deps, {
+    ...task,
+    account: principal.account,
+    owner: { id: principal.userId, username: user?.username ?? principal.account },
+    request: ctx.path.replace(/^\/v2/, ''),
+  });
+  reply(ctx, { status: 201, task: taskView(launched) });
+}
