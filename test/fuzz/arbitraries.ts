@@ -198,3 +198,33 @@ function damageText(text: string, damage: RawDamage): string {
   }
   return text;
 }
+
+/** A new interest: a name, maybe a description and an expiry in days. */
+export const validNewInterest = fc.record({
+  name: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom('Cats', 'i'.repeat(100))),
+  description: fc.string({ maxLength: 100 }),
+  expirationDays: fc.oneof(fc.integer({ min: 0, max: 3650 }), fc.constantFrom('30', -1)),
+}, { requiredKeys: ['name'] });
+
+/** A new custom field: a name, maybe a tag (upper case letters and digits) and a format. */
+export const validNewField = fc.record({
+  name: fc.string({ minLength: 1, maxLength: 40 }),
+  tag: fc.oneof(fc.stringMatching(/^[A-Z][A-Z0-9]{0,19}$/), fc.constantFrom('lower', 'A B')),
+  format: fc.constantFrom('TEXT', 'INT', 'DATE', 'text', 'EMAIL'),
+}, { requiredKeys: ['name'] });
+
+/** A partial contact update (any subset of a new contact's fields). */
+export const validContactUpdate = fc.record({
+  firstName: fc.string({ maxLength: 30 }),
+  language: fc.constantFrom('', 'es', 'en', 'xx'),
+  lists: fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 2 }),
+  interests: fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.record({ id: fc.integer({ min: 1, max: 3 }) })), { maxLength: 2 }),
+  customFields: fc.array(fc.record({ id: fc.integer({ min: 10, max: 12 }), value: fc.oneof(fc.string({ maxLength: 10 }), fc.integer()) }), { maxLength: 2 }),
+}, { requiredKeys: [] });
+
+/** An export selection: every part optional. */
+export const validExport = fc.record({
+  listId: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constantFrom('1', null, 0)),
+  interestId: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant(null)),
+  state: fc.constantFrom('active', 'UNSUBSCRIBED', 'bounced', null, 'gone'),
+}, { requiredKeys: [] });

@@ -28,6 +28,9 @@ const CONTACT_FIELDS = ['_id', 'account', 'created', 'customFields', 'email', 'f
   'lastAction', 'lastMailed', 'lastModified', 'lastName', 'lists', 'preferredFormat', 'quality', 'source', 'state'];
 const USER_FIELDS = new Set(['_id', 'account', 'id', 'email', 'username', 'passwordHash', 'passwordExpired', 'permissions', 'created', 'lastModified']);
 const LIST_FIELDS = ['_id', 'account', 'created', 'description', 'id', 'lastMailed', 'lastModified', 'name', 'tags'];
+const INTEREST_FIELDS = ['_id', 'account', 'created', 'description', 'expirationDays', 'id', 'lastMailed', 'lastModified', 'name'];
+const FIELD_FIELDS = ['_id', 'account', 'created', 'format', 'id', 'lastModified', 'name', 'tag'];
+const EXPORT_PARAMETERS = ['fileName', 'interestId', 'listId', 'state'];
 
 it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, store up, only validated fields stored', async () => {
   const account = await herald.newAccount();
@@ -88,5 +91,23 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
     expect(contact.lists.every((id) => listIds.has(id))).toBe(true);
     expect(Object.values(contact.customFields).every((v) => typeof v === 'string')).toBe(true);
     expect(() => checkStructure(contact)).not.toThrow();
+  }
+  const interests = await herald.services.store.interests.find({ account: account.account }).toArray();
+  expect(interests.length).toBeGreaterThan(0);
+  for (const interest of interests) {
+    expect(Object.keys(interest).sort()).toEqual(INTEREST_FIELDS);
+    expect(Number.isInteger(interest.expirationDays) && interest.expirationDays >= 0).toBe(true);
+  }
+  const fields = await herald.services.store.fields.find({ account: account.account }).toArray();
+  expect(fields.length).toBeGreaterThan(0);
+  for (const field of fields) {
+    expect(Object.keys(field).sort()).toEqual(FIELD_FIELDS);
+    expect(['TEXT', 'INT', 'DATE']).toContain(field.format);
+  }
+  const exports = await herald.services.store.tasks.find({ account: account.account, type: 'CONTACT_EXPORT_TASK' }).toArray();
+  expect(exports.length).toBeGreaterThan(0);
+  for (const task of exports) {
+    expect(Object.keys(task.parameters).sort()).toEqual(EXPORT_PARAMETERS);
+    expect(task.parameters.listId === null || Number.isInteger(task.parameters.listId)).toBe(true);
   }
 });

@@ -1,7 +1,10 @@
 // The endpoints under fuzz, each with its input generator and the rules its answers must keep.
 // Every endpoint a later issue adds joins this list.
 import type fc from 'fast-check';
-import { mutatedForm, mutatedJson, mutatedSendBody, validLogin, validNewContact, validNewList, validNewUser, type FuzzContext } from './arbitraries';
+import {
+  mutatedForm, mutatedJson, mutatedSendBody, validContactUpdate, validExport, validLogin, validNewContact, validNewField, validNewInterest, validNewList,
+  validNewUser, type FuzzContext,
+} from './arbitraries';
 
 export interface FuzzTarget {
   name: string;
@@ -100,5 +103,25 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   {
     name: 'POST /v2/{account}/contacts (form)', method: 'POST', path: (account) => `/v2/${account}/contacts`, contentType: FORM_TYPE, auth: 'api',
     body: () => mutatedForm(validNewContact), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/interests (JSON)', method: 'POST', path: (account) => `/v2/${account}/interests`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validNewInterest), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/fields (form)', method: 'POST', path: (account) => `/v2/${account}/fields`, contentType: FORM_TYPE, auth: 'api',
+    body: () => mutatedForm(validNewField), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/lists/1/contacts (form)', method: 'POST', path: (account) => `/v2/${account}/lists/1/contacts`, contentType: FORM_TYPE, auth: 'api',
+    body: () => mutatedForm(validNewContact), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'PUT /v2/{account}/contacts/1 (JSON)', method: 'PUT', path: (account) => `/v2/${account}/contacts/1`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validContactUpdate), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/contacts/export (JSON)', method: 'POST', path: (account) => `/v2/${account}/contacts/export`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validExport), checkAnswer: checkAccountAnswer,
   },
 ];
