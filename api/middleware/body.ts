@@ -19,6 +19,12 @@ export interface BodyOptions {
   /** Bytes after decompression; beyond → 413 without reading the rest. */
   limitBytes: number;
   limits?: StructureLimits;
+  /**
+   * Form keys with an index (`fields[3]=…`) stay object keys (`{fields: {3: …}}`). By default qs
+   * turns them into an array and compacts it, losing the index: `fields[3]=a` reads as `['a']`.
+   * The public opt-in submit names field ids this way. `a[]=x&a[]=y` then reads as `{a: {0: [x, y]}}`.
+   */
+  indexedFormKeys?: boolean;
 }
 
 const MEDIA: Record<BodyType, string[]> = { json: ['json', '+json'], form: ['urlencoded'] };
@@ -58,6 +64,7 @@ async function parse(ctx: Context, options: BodyOptions, limits: StructureLimits
       arrayLimit: limits.maxItems,
       throwOnLimitExceeded: true,
       allowPrototypes: false,
+      parseArrays: !options.indexedFormKeys,
       charset: 'utf-8',
     });
     checkStructure(value, limits);
