@@ -1,6 +1,8 @@
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
+import { loadConfig } from '../core/config';
 import type { Logger } from '../core/logger';
+import { optinSettings, type OptinSettings } from '../core/optin-mail';
 import type { Store } from '../core/store';
 import { accountRouters } from './account/router';
 import { healthRouter } from './health';
@@ -8,9 +10,14 @@ import { errorBoundary } from './middleware/error-boundary';
 import { requestContext } from './middleware/request-context';
 import { operations } from './openapi/operations';
 import { openapiRouter } from './openapi/router';
+import { optinRouter } from './optin/router';
 import { transactionalRouter } from './transactional/router';
 
-export interface ApiDeps { store: Store; temporal: Client; taskQueue: string; namespace: string; logger: Logger }
+export interface ApiDeps {
+  store: Store; temporal: Client; taskQueue: string; namespace: string; logger: Logger;
+  /** Links and From address of the hosted opt-in's mails; by default from the environment (HERALD_PUBLIC_URL, HERALD_OPTIN_FROM). */
+  optin?: OptinSettings;
+}
 
 /** The HTTP application: every interface's router behind the shared middleware. */
 export function createApp(deps: ApiDeps): Koa {
@@ -19,12 +26,14 @@ export function createApp(deps: ApiDeps): Koa {
   const health = healthRouter(deps);
   const transactional = transactionalRouter(deps);
   const openapi = openapiRouter(operations);
+  const optin = optinRouter({ ...deps, settings: deps.optin ?? optinSettings(loadConfig()) });
   app.use(requestContext(deps.logger));
   app.use(errorBoundary);
   app.use(health.routes()).use(health.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
   // Before the account routers: their /v2/:account would take "openapi.json" for an account.
   app.use(openapi.routes()).use(openapi.allowedMethods());
+  app.use(optin.routes()).use(optin.allowedMethods()); // before them too: /v2/optin/… is public
   for (const router of accountRouters(deps)) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

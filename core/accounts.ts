@@ -5,8 +5,8 @@ import { createOwner } from './users';
 /** Lowercase letters and digits only: clients take the account from the key's prefix before '-'. */
 export const ACCOUNT_NAME = /^[a-z0-9]{1,40}$/;
 
-/** Paths of the account API that sit where an account name would (`/v2/login`). */
-const RESERVED_NAMES = new Set(['login', 'logout', 'openapi']);
+/** Paths of the account API that sit where an account name would (`/v2/login`, `/v2/optin/…`). */
+const RESERVED_NAMES = new Set(['login', 'logout', 'openapi', 'optin']);
 
 export class AccountError extends Error {
   constructor(message: string, readonly code: 'invalid_name' | 'exists') {

@@ -22,6 +22,8 @@ export interface Config {
   logLevel: string;
   /** Host name used in Message-IDs and the `mta` event field. */
   mtaHost: string;
+  /** From address of the hosted opt-in's confirmation mails. */
+  optinFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +75,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`HERALD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const bindHost = text('HERALD_BIND_HOST') ?? '127.0.0.1';
   const publicUrl = url('HERALD_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${apiPort}`;
+  const mtaHost = text('HERALD_MTA_HOST') ?? safeHostname(publicUrl);
+  const optinFrom = text('HERALD_OPTIN_FROM') ?? `no-reply@${mtaHost}`;
+  // A bare address: it goes into the From header of every confirmation mail.
+  if (!/^[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+$/.test(optinFrom)) problems.push('HERALD_OPTIN_FROM must be an email address, e.g. no-reply@example.com');
 
   const config: Config = {
     temporalAddress,
@@ -87,7 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl.replace(/\/+$/, ''),
     dataDir: path.resolve(text('HERALD_DATA_DIR') ?? path.join(projectRoot, '.herald-data')),
     logLevel,
-    mtaHost: text('HERALD_MTA_HOST') ?? safeHostname(publicUrl),
+    mtaHost,
+    optinFrom,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -10,6 +10,7 @@ import { loginOperations } from '../account/login';
 import { taskOperations } from '../account/tasks';
 import { userOperations } from '../account/users';
 import { healthOperations } from '../health';
+import { optinOperations } from '../optin/router';
 import { sendOperations } from '../transactional/router';
 import type { OperationSpec } from './operation';
 import { openapiOperations } from './router';
@@ -27,4 +28,5 @@ export const operations: OperationSpec[] = [
   ...contactOperations,
   ...contactExportOperations,
   ...taskOperations,
+  ...optinOperations,
 ];
