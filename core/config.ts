@@ -76,7 +76,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const bindHost = text('HERALD_BIND_HOST') ?? '127.0.0.1';
   const publicUrl = url('HERALD_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${apiPort}`;
   const mtaHost = text('HERALD_MTA_HOST') ?? safeHostname(publicUrl);
-  const optinFrom = text('HERALD_OPTIN_FROM') ?? `no-reply@${mtaHost}`;
+  // A dotless host (localhost) would make an address the send schema itself refuses.
+  const optinFrom = text('HERALD_OPTIN_FROM') ?? `no-reply@${mtaHost.includes('.') ? mtaHost : `${mtaHost}.localdomain`}`;
   // A bare address: it goes into the From header of every confirmation mail.
   if (!/^[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+$/.test(optinFrom)) problems.push('HERALD_OPTIN_FROM must be an email address, e.g. no-reply@example.com');
 

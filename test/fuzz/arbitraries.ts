@@ -228,3 +228,10 @@ export const validExport = fc.record({
   interestId: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constant(null)),
   state: fc.constantFrom('active', 'UNSUBSCRIBED', 'bounced', null, 'gone'),
 }, { requiredKeys: [] });
+
+/** A hosted opt-in submit as the original's form script posts it: field ids 3 (email), 1 and 2 (names), interests, a redirect. */
+export const validOptinSubmit = fc.record({
+  fields: fc.record({ 3: email, 1: fc.string({ maxLength: 30 }), 2: fc.string({ maxLength: 30 }) }, { requiredKeys: ['3'] }),
+  interests: fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 2 }),
+  redirect: fc.constantFrom('https://example.com/thanks', 'javascript:alert(1)', ''),
+}, { requiredKeys: ['fields'] });

@@ -31,6 +31,7 @@ const LIST_FIELDS = ['_id', 'account', 'created', 'description', 'id', 'lastMail
 const INTEREST_FIELDS = ['_id', 'account', 'created', 'description', 'expirationDays', 'id', 'lastMailed', 'lastModified', 'name'];
 const FIELD_FIELDS = ['_id', 'account', 'created', 'format', 'id', 'lastModified', 'name', 'tag'];
 const EXPORT_PARAMETERS = ['fileName', 'interestId', 'listId', 'state'];
+const OPTIN_FIELDS = new Set(['_id', 'account', 'listId', 'email', 'firstName', 'lastName', 'interests', 'redirect', 'createdAt', 'expiresAt']);
 
 it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, store up, only validated fields stored', async () => {
   const account = await herald.newAccount();
@@ -109,5 +110,13 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
   for (const task of exports) {
     expect(Object.keys(task.parameters).sort()).toEqual(EXPORT_PARAMETERS);
     expect(task.parameters.listId === null || Number.isInteger(task.parameters.listId)).toBe(true);
+  }
+  const optins = await herald.services.store.optinConfirmations.find({ account: account.account }).toArray();
+  expect(optins.length).toBeGreaterThan(0);
+  for (const optin of optins) {
+    expect(Object.keys(optin).every((k) => OPTIN_FIELDS.has(k))).toBe(true);
+    expect(optin.email).toBe(optin.email.trim().toLowerCase());
+    expect(optin.redirect === undefined || /^https?:\/\//.test(optin.redirect)).toBe(true);
+    expect(optin.interests.every((id) => Number.isInteger(id))).toBe(true);
   }
 });

@@ -3,7 +3,7 @@
 import type fc from 'fast-check';
 import {
   mutatedForm, mutatedJson, mutatedSendBody, validContactUpdate, validExport, validLogin, validNewContact, validNewField, validNewInterest, validNewList,
-  validNewUser, type FuzzContext,
+  validNewUser, validOptinSubmit, type FuzzContext,
 } from './arbitraries';
 
 export interface FuzzTarget {
@@ -123,5 +123,9 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   {
     name: 'POST /v2/{account}/contacts/export (JSON)', method: 'POST', path: (account) => `/v2/${account}/contacts/export`, contentType: JSON_TYPE, auth: 'api',
     body: () => mutatedJson(validExport), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/optin/{account}/1 (form)', method: 'POST', path: (account) => `/v2/optin/${account}/1`, contentType: FORM_TYPE, auth: 'none',
+    body: () => mutatedForm(validOptinSubmit), checkAnswer: checkAccountAnswer,
   },
 ];
