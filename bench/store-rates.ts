@@ -61,6 +61,41 @@ async function writeRates(client: MongoClient, label: string): Promise<Record<st
 }
 
 /**
+ * What durable replies cost readers: one client reads by _id, in turn, from the collection
+ * CONCURRENCY clients keep upserting into and from one nobody writes. On the file, a read of a
+ * collection with writes not yet on disk waits for their commit (infra/store/PendingWrites.java),
+ * so that no reader sees what a crash could undo; a read of another collection does not wait.
+ */
+async function readsBesideUpserts(client: MongoClient): Promise<Record<string, unknown>> {
+  const db = client.db('bench_store_reads');
+  const written = db.collection<{ _id: string; n: number }>('written');
+  const quiet = db.collection<{ _id: string; n: number }>('quiet');
+  await Promise.all([written.insertOne({ _id: 'r', n: 0 }), quiet.insertOne({ _id: 'r', n: 0 })]);
+  const times = { written: [] as number[], quiet: [] as number[] };
+  let upserts = 0;
+  let reading = true;
+  const reader = (async () => {
+    while (reading) {
+      for (const [name, collection] of [['written', written], ['quiet', quiet]] as const) {
+        const t0 = performance.now();
+        await collection.findOne({ _id: 'r' });
+        times[name].push(performance.now() - t0);
+      }
+    }
+  })();
+  const started = performance.now();
+  await runPool(1e9, CONCURRENCY, PHASE_MS, async (i) => {
+    await written.findOneAndUpdate({ _id: `c${i % COUNTERS}` }, { $inc: { n: 1 } }, { upsert: true });
+    upserts += 1;
+  });
+  const elapsed = performance.now() - started;
+  reading = false;
+  await reader;
+  const latency = (values: number[]) => ({ p50_ms: round(percentile(values, 50), 2), p99_ms: round(percentile(values, 99), 2) });
+  return { upserts_per_s: perSecond(upserts, elapsed), read_written_collection: latency(times.written), read_other_collection: latency(times.quiet) };
+}
+
+/**
  * A transactional send request as the API receives it: 50 recipients with to/cc, substitutions
  * nested 3-4 levels, custom_args and tags (~30 KB of JSON).
  */
@@ -125,6 +160,7 @@ export async function runStoreRates(): Promise<Record<string, unknown>> {
     const dir = teardown.tempDir('herald-bench-store-');
     const backends: Record<string, unknown> = {};
     let formats: Record<string, unknown> = {};
+    let reads: Record<string, unknown> = {};
     for (const backend of ['memory', 'file'] as const) {
       log(`store-rates: starting the store (${backend})`);
       const store = await startEmbeddedStore({
@@ -135,7 +171,11 @@ export async function runStoreRates(): Promise<Record<string, unknown>> {
       const client = await MongoClient.connect(store.uri, { maxPoolSize: CONCURRENCY, serverSelectionTimeoutMS: 5000 });
       teardown.defer(`client (${backend})`, () => client.close());
       backends[backend] = await writeRates(client, backend);
-      if (backend === 'file') formats = await bodyFormats(client);
+      if (backend === 'file') {
+        log(`store-rates: file: reads beside ${CONCURRENCY} upserting clients`);
+        reads = await readsBesideUpserts(client);
+        formats = await bodyFormats(client);
+      }
       const openMb = fileMb(dir);
       await client.close();
       await store.stop(); // one JVM at a time on two cores
@@ -146,12 +186,14 @@ export async function runStoreRates(): Promise<Record<string, unknown>> {
       scenario: 'store-rates',
       memory: backends.memory,
       file_durable: backends.file,
+      file_reads_beside_upserts: reads,
       body_format_file: formats,
       notes: `per_s = operations completed in ${PHASE_MS / 1000} s runs after a warm-up; _1 = one client in sequence, ` +
         `_${CONCURRENCY} = ${CONCURRENCY} in flight over ${CONCURRENCY} connections; insert = insertOne of a ~100 B event, ` +
         `upsert = findOneAndUpdate $inc upsert over ${COUNTERS} counter keys; file = H2 file, each write committed and fsynced ` +
-        'before its reply (concurrent writes share a commit); body_format_file: a 50-recipient send request stored as a ' +
-        'nested document vs one JSON string, inserted 20 at a time, read back by _id (JSON.parse included) by one client; ' +
+        'before its reply (concurrent writes share a commit); file_reads_beside_upserts: one client reading by _id, in turn, from ' +
+        `the collection ${CONCURRENCY} clients upsert into (its reads wait for those writes to be on disk) and from another; ` +
+        'body_format_file: a 50-recipient send request stored as a nested document vs one JSON string, inserted 20 at a time, read back by _id (JSON.parse included) by one client; ' +
         'file_mb_open/closed: the H2 file after all file phases, before and after the store closed (and compacted) it',
     };
   } finally {
