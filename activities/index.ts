@@ -2,6 +2,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Store } from '../core/store';
 import { createContactExportActivities } from './contact-export';
+import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
 import { createTransactionalActivities } from './transactional';
 
@@ -12,5 +13,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createTransactionalActivities(deps),
     ...createTaskActivities(deps),
     ...createContactExportActivities(deps),
+    ...createContactImportActivities(deps),
   };
 }

@@ -5,6 +5,7 @@ import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { authenticate, requireOwnAccount } from './auth';
 import { contactExportRoutes } from './contact-export';
+import { contactImportRouter } from './contact-import';
 import { contactRoutes } from './contacts';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
 import { fieldRoutes } from './fields';
@@ -18,7 +19,9 @@ export interface AccountApiDeps { store: Store; temporal: Client; taskQueue: str
 
 /**
  * The account REST API under /v2: login and logout, then everything under /v2/{account},
- * authenticated, limited to the credential's own account, with JSON or form bodies.
+ * authenticated, limited to the credential's own account, with JSON or form bodies. The contacts
+ * import routes come first, on a router of their own: they read bodies the others refuse (a
+ * multipart file, JSON or form bodies with inline CSV beyond 1 MB).
  */
 export function accountRouters(deps: AccountApiDeps): Router[] {
   const scoped = new Router({ prefix: '/v2/:account' });
@@ -31,5 +34,5 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   contactRoutes(scoped, deps.store);
   contactExportRoutes(scoped, deps);
   taskRoutes(scoped, deps);
-  return [loginRouter(deps.store), scoped];
+  return [loginRouter(deps.store), contactImportRouter(deps), scoped];
 }

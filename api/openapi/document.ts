@@ -69,6 +69,7 @@ function toOperation(operation: OperationSpec, components: Components): object {
     security: SECURITY[operation.auth].map((scheme) => ({ [scheme]: [] })),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body ? { requestBody: requestBody(operation, operation.body, transactional, components) } : {}),
+    ...(operation.upload ? { requestBody: uploadBody(operation.upload) } : {}),
     responses: {
       [operation.status]: success(operation),
       ...Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, r]) => [status, answer(r.description, r.schema)])),
@@ -84,6 +85,18 @@ function requestBody(operation: OperationSpec, body: object, transactional: bool
   return {
     required: Array.isArray(required) && required.length > 0,
     content: Object.fromEntries(types.map((type) => [MEDIA_TYPES[type], { schema }])),
+  };
+}
+
+/** A multipart body of one file part (the part's bytes are the file, as OpenAPI 3.1 writes binary content). */
+function uploadBody(upload: { field: string; mediaType: string }) {
+  return {
+    required: true,
+    content: {
+      'multipart/form-data': {
+        schema: { type: 'object', required: [upload.field], properties: { [upload.field]: { type: 'string', contentMediaType: upload.mediaType } } },
+      },
+    },
   };
 }
 
@@ -106,7 +119,7 @@ function errorStatuses(operation: OperationSpec): number[] {
   const statuses = new Set(operation.errors);
   if (operation.auth !== 'none') statuses.add(401);
   if (operation.auth === 'account') statuses.add(403); // another account's path, or a missing permission
-  if (operation.body) [400, 413, 415].forEach((s) => statuses.add(s));
+  if (operation.body || operation.upload) [400, 413, 415].forEach((s) => statuses.add(s));
   if (operation.listing) statuses.add(400);
   if (pathParameters(operation.path).some((p) => p.name !== 'account')) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);

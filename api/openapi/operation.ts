@@ -29,6 +29,8 @@ export interface OperationSpec {
   body?: object;
   /** Media types of the body; by default JSON under /v1, JSON and form elsewhere (as readBody reads them). */
   bodyTypes?: BodyType[];
+  /** A file upload instead of a body: `multipart/form-data` with the file in the part `field`. */
+  upload?: { field: string; mediaType: string };
   /** A listing: its query parameters come from the resource's ListSpec; `q` says what `q` matches. */
   listing?: { spec: ListSpec; q: string };
   /** Success status and what the answer holds. */

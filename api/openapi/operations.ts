@@ -2,6 +2,7 @@
 // the app is added here too: test/integration/openapi.test.ts fails on a route left out.
 import { accountInfoOperations } from '../account/account-info';
 import { contactExportOperations } from '../account/contact-export';
+import { contactImportOperations } from '../account/contact-import';
 import { contactOperations } from '../account/contacts';
 import { fieldOperations } from '../account/fields';
 import { interestOperations } from '../account/interests';
@@ -27,6 +28,7 @@ export const operations: OperationSpec[] = [
   ...fieldOperations,
   ...contactOperations,
   ...contactExportOperations,
+  ...contactImportOperations,
   ...taskOperations,
   ...optinOperations,
 ];
