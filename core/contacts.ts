@@ -53,6 +53,9 @@ async function insertContact(store: Store, account: string, input: ContactInput 
     if (!isDuplicateKey(error)) throw error;
     // The existing id goes along: a client of the original updates that contact next.
     const existing = await store.contacts.findOne({ account, email: contact.email });
+    // The email's index refused it, so the id was not used (when no contact has the email, the
+    // index that refused may have been the id's: that id is dropped).
+    if (existing) contactIds.giveBack(store, account, contact.id);
     throw errors.conflict('A contact with this email already exists',
       { email: fieldError('invalid_value', 'This email is already a contact of the account') }, existing ? { id: existing.id } : undefined);
   }
