@@ -1,4 +1,5 @@
 import { hashKey, randomToken } from './keys';
+import { byId, perStore } from './read-batch';
 import type { SessionDoc, Store } from './store';
 
 /** Seconds a session lives without use (the original's tokenExpiration); each use extends it. */
@@ -18,10 +19,14 @@ export async function createSession(store: Store, account: string, userId: numbe
   return token;
 }
 
+/** Session lookups of requests arriving together go out as one query (core/read-batch.ts). */
+const sessionsByHash = perStore((store) => byId((hashes) => store.sessions.find({ _id: { $in: hashes } }).toArray()));
+
 /** The live session of a token, its expiry extended; null when unknown or expired. */
 export async function findSession(store: Store, token: string): Promise<SessionDoc | null> {
   if (token.length < 8 || token.length > 200) return null;
-  const session = await store.sessions.findOne({ _id: hashKey(token) });
+  const found = await sessionsByHash(store).get(hashKey(token));
+  const session = found ? { ...found } : null;
   const now = Date.now();
   if (!session || session.expiresAt.getTime() <= now) return null;
   const expiresAt = new Date(now + SESSION_SECONDS * 1000);

@@ -1,6 +1,6 @@
 // Credentials are looked up in batches shared by requests arriving together (core/read-batch.ts),
-// never cached: a revoked key, a deleted user or a narrowed permission takes effect at once, for
-// a burst of requests, in this API process and in another one on the same store.
+// never cached: a revoked key, a deleted user, a narrowed permission or an ended session takes
+// effect at once, for a burst of requests, in this API process and in another on the same store.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
@@ -70,4 +70,13 @@ it('answers each request of a mixed burst by its own credential', async () => {
     callHerald(i % 2 ? otherUrl : herald.baseUrl, 'GET', `/v2/${acme.account}/lists`, bearer([acme.apiKey, reader.key, `${acme.account}-${'x'.repeat(32)}`][i % 3]))
       .then((a) => a.status)));
   expect(statuses).toEqual(Array.from({ length: 30 }, (_, i) => [200, 403, 401][i % 3]));
+});
+
+it('refuses the whole next burst with a session token once the session is ended', async () => {
+  const email = `session${(users += 1)}@example.com`;
+  await callHerald(herald.baseUrl, 'POST', `/v2/${acme.account}/users`, { ...bearer(acme.apiKey), json: { email, password: 'password12' } });
+  const { token } = (await callHerald(herald.baseUrl, 'POST', '/v2/login', { json: { user: email, password: 'password12', account: acme.account } })).body.data;
+  expect(await burst('/lists', { headers: { 'x-auth-token': token } })).toEqual(new Array(20).fill(200));
+  expect((await callHerald(otherUrl, 'POST', '/v2/logout', { headers: { 'x-auth-token': token } })).status).toBe(200);
+  expect(await burst('/lists', { headers: { 'x-auth-token': token } })).toEqual(new Array(20).fill(401));
 });
