@@ -108,17 +108,27 @@ export async function streamRecords(
       return undefined;
     },
   });
-  await pipeline(openFile(store, file), decode, parser, (records: AsyncIterable<SourceRecord>) => consume(records, () => bytes));
+  // Leaving the loop early destroys the parser, and pipeline then reports that (AbortError): the
+  // consumer's own error is the one that says why.
+  let stopped: { error: unknown } | undefined;
+  await pipeline(openFile(store, file), decode, parser, async (records: AsyncIterable<SourceRecord>) => {
+    try {
+      await consume(records, () => bytes);
+    } catch (error) {
+      stopped = { error };
+      throw error;
+    }
+  }).catch((error: unknown) => { throw stopped ? stopped.error : error; });
 }
 
 /**
- * How every import parses: a relaxed reader of real-world CSV (rows of any length, stray quotes
+ * How every import parses: a relaxed reader of real-world CSV (a quote inside quotes is doubled, rows of any length, stray quotes
  * inside unquoted cells, a BOM), skipping empty lines and rows of empty cells; each record with the
  * line it starts on.
  */
 function csvOptions(separator: string, quote: string): Options {
   return {
-    delimiter: separator, quote, bom: true, relax_column_count: true, relax_quotes: true,
+    delimiter: separator, quote, escape: quote, bom: true, relax_column_count: true, relax_quotes: true,
     skip_empty_lines: true, skip_records_with_empty_values: true, skip_records_with_error: true,
     // Records become SourceRecords, which the library's types do not foresee.
     on_record: ((cells: string[], context: { lines: number }) => ({ cells, line: context.lines - newlines(cells) })) as unknown as Options['on_record'],

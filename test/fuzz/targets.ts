@@ -5,6 +5,7 @@ import {
   mutatedForm, mutatedJson, mutatedSendBody, validContactUpdate, validExport, validLogin, validNewContact, validNewField, validNewInterest, validNewList,
   validNewUser, validOptinSubmit, type FuzzContext,
 } from './arbitraries';
+import { validImport } from './import-arbitraries';
 
 export interface FuzzTarget {
   name: string;
@@ -123,6 +124,18 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   {
     name: 'POST /v2/{account}/contacts/export (JSON)', method: 'POST', path: (account) => `/v2/${account}/contacts/export`, contentType: JSON_TYPE, auth: 'api',
     body: () => mutatedJson(validExport), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/contacts/import (JSON)', method: 'POST', path: (account) => `/v2/${account}/contacts/import`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validImport), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/contacts/import (form)', method: 'POST', path: (account) => `/v2/${account}/contacts/import`, contentType: FORM_TYPE, auth: 'api',
+    body: () => mutatedForm(validImport), checkAnswer: checkAccountAnswer,
+  },
+  {
+    name: 'POST /v2/{account}/contacts/import/preview (JSON)', method: 'POST', path: (account) => `/v2/${account}/contacts/import/preview`, contentType: JSON_TYPE, auth: 'api',
+    body: () => mutatedJson(validImport), checkAnswer: checkAccountAnswer,
   },
   {
     name: 'POST /v2/optin/{account}/1 (form)', method: 'POST', path: (account) => `/v2/optin/${account}/1`, contentType: FORM_TYPE, auth: 'none',
