@@ -2,6 +2,7 @@
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
 import { quietTemporalRuntime } from '../worker';
 import { runContactsApi } from './contacts-api';
+import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
 import { runStoreRates } from './store-rates';
@@ -19,6 +20,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'store-rates': () => runStoreRates(),
   // The account API: contact upserts over HTTP beside the store's own upserts, pages of 100k contacts.
   'contacts-api': () => runContactsApi(),
+  // A 100k-row contacts import end to end over HTTP, beside the store's own bulk insert rate.
+  'contacts-import': () => runContactsImport(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */
