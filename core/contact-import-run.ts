@@ -13,6 +13,8 @@ import type { FieldDoc, Store } from './store';
 
 export const BATCH_ROWS = 1000;
 export const MAX_ERROR_SAMPLES = 100;
+/** Characters of one sample's message: the samples travel in every heartbeat's checkpoint. */
+const MAX_MESSAGE = 300;
 
 export interface ErrorSample { row: number; message: string }
 
@@ -85,7 +87,7 @@ export async function runImport(run: ImportRun): Promise<ImportCounts> {
       const skip = skipped.shift()!;
       if (skip.line <= doneUpTo) continue;
       batch.records += 1;
-      batch.errors.push({ row: skip.line, message: `Unreadable row: ${skip.message}` });
+      batch.errors.push({ row: skip.line, message: `Unreadable row: ${skip.message}`.slice(0, MAX_MESSAGE) });
       batch.lastLine = skip.line;
     }
   };
@@ -106,7 +108,7 @@ export async function runImport(run: ImportRun): Promise<ImportCounts> {
         if (line <= doneUpTo) continue; // an earlier attempt did it: only its email is remembered
         batch.records += 1;
         batch.lastLine = line;
-        if (row.problems.length > 0) batch.errors.push({ row: line, message: row.problems.join('; ') });
+        if (row.problems.length > 0) batch.errors.push({ row: line, message: row.problems.join('; ').slice(0, MAX_MESSAGE) });
         else batch.rows.push({ line, row });
         if (batch.records >= BATCH_ROWS) {
           await write(batch, bytesRead());

@@ -79,7 +79,8 @@ describe('upload and import', () => {
     expect((await contact('kay@example.com')).firstName).toBe('Kay');
 
     const form = await api.call('POST', '/contacts/import', {
-      form: `type=CSV&sourceRaw=${encodeURIComponent('Nombre,Correo\nLee,lee@example.com\n')}&list=2&interests[]=1&normalizeCase=1&mode=overwrite`,
+      form: `type=CSV&sourceRaw=${encodeURIComponent('Nombre,Correo\nLee,lee@example.com\n')}&list=2&interests[]=1&normalizeCase=1&mode=overwrite`
+        + '&columnFields[0]=1&columnFields[1]=3&columnHeaders=1&columnSeparator=%2C',
     });
     expect(form.status).toBe(201);
     expect(form.body.task.parameters).toMatchObject({ list: 2, interests: [1], normalizeCase: true, mode: 'OVERWRITE', columnFields: [1, 3], columnHeaders: true });
@@ -181,6 +182,15 @@ describe('preview', () => {
     expect(contacts[3]).toMatchObject({ action: 'error', problems: ['"lots" is not an integer for the field Customer number'] });
     expect(contacts[4]).toMatchObject({ action: 'update', email: 'old@example.com' });
     expect(await store.contacts.countDocuments({ account: acme.account })).toBe(before);
+  });
+
+  it('takes inline CSV beyond the 1 MB of other bodies (reading only its beginning)', async () => {
+    const big = `email,firstName\n${Array.from({ length: 80_000 }, (_, i) => `big${i}@example.com,Big`).join('\n')}\n`;
+    expect(big.length).toBeGreaterThan(1.5 * 1024 * 1024);
+    const answer = await api.call('POST', '/contacts/import/preview', { json: { sourceRaw: big } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.contacts.map((c: Json) => c.email)).toEqual(Array.from({ length: 10 }, (_, i) => `big${i}@example.com`));
+    expect((await api.call('POST', '/lists', { json: { name: big.slice(0, 2 * 1024 * 1024) } })).status).toBe(413);
   });
 
   it('recognises the columns of an export, which imports back as it is', async () => {
