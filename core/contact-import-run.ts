@@ -8,7 +8,7 @@ import { InterestsByName } from './contact-import-interests';
 import type { ImportParameters } from './contact-import-options';
 import { prepareRow, rowRules, type PreparedRow } from './contact-import-rows';
 import { streamRecords, type SkippedRecord } from './contact-import-source';
-import { writeBatch, type BatchTarget, type ImportRow } from './contact-import-write';
+import { reserveContactIds, writeBatch, type BatchTarget, type ImportRow } from './contact-import-write';
 import type { FieldDoc, Store } from './store';
 
 export const BATCH_ROWS = 1000;
@@ -65,10 +65,14 @@ export async function runImport(run: ImportRun): Promise<ImportCounts> {
 
   /** Writes a batch while the next one is read; one write at a time, checkpoints in file order. */
   const write = async (full: Batch, bytesRead: number) => {
+    // Reserved while the previous batch is still being written: on the durable store the counter's
+    // write then shares that insert's commit instead of waiting for one of its own.
+    const ids = reserveContactIds(store, account, full.rows.length);
+    ids.catch(() => undefined); // awaited below, unless the run stops first
     await writing;
     await run.beforeWrite();
     writing = (async () => {
-      const counts = await commit(store, target, interests, full);
+      const counts = await commit(store, target, interests, full, await ids);
       const c = checkpoint.counts;
       c.rows += full.records;
       c.created += counts.created;
@@ -132,7 +136,7 @@ function unreadable(error: unknown, name: string): ImportInputError | undefined 
 }
 
 /** Interest names to ids (new interests created), then the batch's valid rows written. */
-async function commit(store: Store, target: BatchTarget, interests: InterestsByName | null, batch: Batch) {
+async function commit(store: Store, target: BatchTarget, interests: InterestsByName | null, batch: Batch, firstId: number) {
   if (interests) await interests.createMissing(batch.rows.flatMap(({ row }) => row.interestNames));
   const rows: ImportRow[] = [];
   for (const { line, row } of batch.rows) {
@@ -144,7 +148,7 @@ async function commit(store: Store, target: BatchTarget, interests: InterestsByN
     rows.push({ line, email: row.email!, values: row.values, customFields: row.customFields, interests: ids as number[] });
   }
   batch.errors.sort((a, b) => a.row - b.row);
-  return writeBatch(store, target, rows);
+  return writeBatch(store, target, rows, firstId);
 }
 
 /** The custom fields the columns name; the list, interests and fields must still exist (checked at launch, maybe deleted since). */

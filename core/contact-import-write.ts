@@ -1,5 +1,5 @@
 // Writing one batch of imported rows: every row is first tried as a new contact (one insertMany,
-// unordered, ids reserved for the batch with one $inc of the account's counter); the unique index
+// unordered, with ids the caller reserved for the batch: one $inc of the account's counter); the unique index
 // on {account, email} refuses the emails already taken, by earlier contacts or by a create that
 // happened a moment ago through the API. Those are left alone (IGNORE) or updated in bulk
 // (OVERWRITE). Nothing is read before writing: on the embedded store a query on a batch of
@@ -29,10 +29,15 @@ export interface BatchTarget {
 
 export interface BatchCounts { created: number; updated: number; ignored: number }
 
-export async function writeBatch(store: Store, target: BatchTarget, rows: ImportRow[]): Promise<BatchCounts> {
+/** Ids for a batch of up to `count` new contacts: the first of a block no one else gets (one $inc of the account's counter). */
+export function reserveContactIds(store: Store, account: string, count: number): Promise<number> {
+  return count > 0 ? reserveIds(store, account, 'contacts', count) : Promise.resolve(0);
+}
+
+/** Writes the rows; `first` starts a block of at least rows.length reserved ids (reserveContactIds). */
+export async function writeBatch(store: Store, target: BatchTarget, rows: ImportRow[], first: number): Promise<BatchCounts> {
   if (rows.length === 0) return { created: 0, updated: 0, ignored: 0 };
   const now = new Date();
-  const first = await reserveIds(store, target.account, 'contacts', rows.length);
   const docs = rows.map((row, i) => newContact(target.account, first + i, {
     email: row.email,
     ...row.values,
