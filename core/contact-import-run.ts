@@ -81,7 +81,7 @@ export async function runImport(run: ImportRun): Promise<ImportCounts> {
       c.errors += full.errors.length;
       c.errorSamples.push(...full.errors.slice(0, MAX_ERROR_SAMPLES - c.errorSamples.length));
       checkpoint.line = Math.max(checkpoint.line, full.lastLine);
-      await run.afterWrite(checkpoint, bytesRead, file.length);
+      await run.afterWrite(structuredClone(checkpoint), bytesRead, file.length); // a copy: the heartbeat may be sent later
     })();
     writing.catch(() => undefined); // awaited by the next write or at the end
   };

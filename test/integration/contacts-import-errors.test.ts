@@ -146,7 +146,8 @@ describe('cancelling', () => {
     const cancel = await api.call('POST', `/tasks/${id}/cancel`);
     expect(cancel.status).toBe(200);
     const workflow = herald.services.temporal.workflow.getHandle(`task-${acme.account}-${id}`);
-    await expect(workflow.result()).rejects.toThrow();
+    // The workflow ends either cancelled or, when its activity saw the CANCELLED task first, on its own.
+    await workflow.result().catch((error: Error) => expect(error.message).toMatch(/cancel/i));
     // The activity stops before its next batch: wait until the count of contacts stops moving.
     const imported = () => store.contacts.countDocuments({ account: acme.account, email: /^many/ });
     let count = await imported();
