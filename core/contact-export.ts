@@ -34,10 +34,13 @@ export function exportRows(contacts: ContactDoc[], fields: FieldDoc[], listNames
   ]));
 }
 
-/** `<name>-YYYY-MM-DD-HH-mm-ss.csv`, as the original names its exports. */
-export function exportFileName(name: string, at: Date): string {
+/**
+ * `<name>-YYYY-MM-DD-HH-mm-ss-<task id>.csv`: the original's `<name>-YYYY-MM-DD-HH-mm-ss.csv`,
+ * plus the task's id, since two exports can start in the same second.
+ */
+export function exportFileName(name: string, at: Date, taskId: number): string {
   const stamp = at.toISOString().slice(0, 19).replace(/[T:]/g, '-');
-  return `${name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60) || 'contacts'}-${stamp}.csv`;
+  return `${name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60) || 'contacts'}-${stamp}-${taskId}.csv`;
 }
 
 /** Names of the account's lists and interests, for the rows. */

@@ -23,7 +23,8 @@ export interface NewTask {
   owner: { id: number; username: string };
   /** The path that created it, without /v2. */
   request: string;
-  parameters: Record<string, unknown>;
+  /** Or a function of the new task's id, for parameters that must be unique (an export's file name). */
+  parameters: Record<string, unknown> | ((taskId: number) => Record<string, unknown>);
   cancellable?: boolean;
 }
 
@@ -50,7 +51,7 @@ export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc
     completed: 0,
     eta: -1,
     request: task.request,
-    parameters: task.parameters,
+    parameters: typeof task.parameters === 'function' ? task.parameters(id) : task.parameters,
     result: null,
     workflowId: workflowIds.task(task.account, id),
   };

@@ -42,8 +42,10 @@ export function contactExportRoutes(router: Router, deps: TaskDeps): void {
       problems.interestId = fieldError('invalid_value', `No interest with id ${selection.interestId}`);
     }
     if (Object.keys(problems).length > 0) throw errors.validation(problems);
-    const fileName = exportFileName(name, new Date());
-    await replyWithNewTask(ctx, deps, { type: 'CONTACT_EXPORT_TASK', name: `Export ${name}`, parameters: { ...selection, fileName } });
+    const at = new Date();
+    await replyWithNewTask(ctx, deps, {
+      type: 'CONTACT_EXPORT_TASK', name: `Export ${name}`, parameters: (taskId) => ({ ...selection, fileName: exportFileName(name, at, taskId) }),
+    });
   };
 
   router.post('/contacts/export', requirePermission('contacts:list'), async (ctx) => {

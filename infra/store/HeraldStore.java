@@ -18,7 +18,7 @@ import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 
 import de.bwaldvogel.mongo.MongoBackend;
-import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.NativeKeyBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
 public final class HeraldStore {
@@ -71,7 +71,7 @@ public final class HeraldStore {
                     .open();
                 // H2Backend opens every database and collection here, reading pages of each, so a
                 // file that cannot be read mostly fails now (and is reported) rather than later.
-                backend = new H2Backend(mvStore);
+                backend = new NativeKeyBackend(mvStore);
             } catch (RuntimeException | StackOverflowError e) {
                 if (mvStore != null) mvStore.closeImmediately();
                 // infra/store.ts turns "cannot open FILE (reason)" into a recovery step for the user.

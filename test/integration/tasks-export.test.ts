@@ -63,6 +63,7 @@ describe('contact export', () => {
   it('answers 201 with the spec\'s queued task, which finishes with a CSV of every contact', async () => {
     const answer = await call('POST', '/contacts/export', { json: {} });
     expect(answer.status).toBe(201);
+    expect(answer.body.task.parameters.fileName).toMatch(new RegExp(`-${answer.body.task.id}\\.csv$`));
     expect(answer.body).toEqual({
       href: `/v2/${acme.account}/contacts/export`,
       success: true,
@@ -70,7 +71,7 @@ describe('contact export', () => {
         id: expect.any(Number), type: 'CONTACT_EXPORT_TASK', name: 'Export contacts', state: 'QUEUED', cancellable: true, message: 'Queued',
         owner: 'owner', created: expect.stringMatching(/Z$/), init: null, end: null, completed: 0, eta: -1,
         request: `/${acme.account}/contacts/export`,
-        parameters: { listId: null, interestId: null, state: null, fileName: expect.stringMatching(/^contacts-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}\.csv$/) },
+        parameters: { listId: null, interestId: null, state: null, fileName: expect.stringMatching(/^contacts-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-\d+\.csv$/) },
         result: null,
       },
     });
@@ -171,6 +172,13 @@ describe('tasks', () => {
     const third = await queued(owner.id);
     expect((await call('POST', `/tasks/${third.id}/cancel`, { key: other.apiKey, account: other.account })).status).toBe(404);
     expect((await call('GET', `/tasks/${third.id}`)).body.data.state).toBe('QUEUED');
+  });
+
+  it('gives exports started in the same second their own files', async () => {
+    const started = await Promise.all([1, 2, 3].map(() => call('POST', '/contacts/export')));
+    const names = started.map((answer) => answer.body.task.parameters.fileName);
+    expect(new Set(names).size).toBe(3);
+    for (const answer of started) expect((await settled(answer.body.task.id)).state).toBe('FINISHED');
   });
 
   it('refuses to cancel a finished task', async () => {

@@ -1,0 +1,69 @@
+// The store's unique indexes compare their keys natively (infra/store/NativeKeyBackend.java). A
+// file written before that keeps its index maps in the old order: they are rebuilt once when the
+// store opens it, and every lookup and uniqueness check works on them after. Runs on its own.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import { startEmbeddedStore } from '../../infra/store';
+
+jest.setTimeout(180_000);
+
+const FIXTURE = path.join(__dirname, '..', 'fixtures', 'store-before-native-keys.mv.db'); // 200 contacts, unique {account, email}
+
+let dir: string;
+beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-keys-')); });
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+type Row = { _id?: string; account: string; [field: string]: unknown };
+
+async function withStore<T>(file: string, logName: string, use: (contacts: Collection<Row>) => Promise<T>): Promise<T> {
+  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName) });
+  const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.connect();
+    return await use(client.db('herald').collection<Row>('contacts'));
+  } finally {
+    await client.close();
+    await store.stop();
+  }
+}
+
+const rebuilds = (logName: string) => fs.readFileSync(path.join(dir, logName), 'utf8').split('\n').filter((line) => line.includes('rebuilt index'));
+
+it('rebuilds the index maps of an older file once, then finds and refuses by them', async () => {
+  const file = path.join(dir, 'store.mv.db');
+  fs.copyFileSync(FIXTURE, file);
+  await withStore(file, 'first.log', async (contacts) => {
+    expect(await contacts.countDocuments({})).toBe(200);
+    expect(await contacts.findOne({ account: 'acme', email: 'person123@example.com' })).toMatchObject({ _id: 'acme:123' });
+    expect(await contacts.findOne({ _id: 'acme:77' })).toMatchObject({ email: 'person77@example.com' });
+    await expect(contacts.insertOne({ _id: 'acme:999', account: 'acme', id: 999, email: 'person5@example.com' })).rejects.toMatchObject({ code: 11000 });
+    await expect(contacts.insertOne({ _id: 'acme:5', account: 'acme', id: 5, email: 'fresh@example.com' })).rejects.toBeInstanceOf(MongoServerError);
+    await contacts.insertOne({ _id: 'acme:201', account: 'acme', id: 201, email: 'person201@example.com' });
+  });
+  expect(rebuilds('first.log').sort()).toEqual([
+    expect.stringContaining('herald.contacts._index__id_ (200 keys)'),
+    expect.stringContaining('herald.contacts._index_account_1_email_1 (200 keys)'),
+  ]);
+
+  await withStore(file, 'second.log', async (contacts) => {
+    expect(await contacts.countDocuments({})).toBe(201);
+    expect(await contacts.findOne({ account: 'acme', email: 'person201@example.com' })).toMatchObject({ _id: 'acme:201' });
+    await expect(contacts.insertOne({ _id: 'acme:1000', account: 'acme', id: 1000, email: 'person201@example.com' })).rejects.toMatchObject({ code: 11000 });
+  });
+  expect(rebuilds('second.log')).toEqual([]);
+});
+
+it('keeps MongoDB\'s uniqueness on a new file: numbers of any type, strings by code unit, compound keys', async () => {
+  await withStore(path.join(dir, 'new.mv.db'), 'new.log', async (contacts) => {
+    await contacts.createIndex({ account: 1, n: 1 }, { unique: true });
+    await contacts.insertOne({ account: 'a', n: 1 });
+    await expect(contacts.insertOne({ account: 'a', n: 1.0 })).rejects.toMatchObject({ code: 11000 });
+    await contacts.insertMany([{ account: 'b', n: 1 }, { account: 'a', n: 'x' }, { account: 'a', n: 'X' }, { account: 'a', n: null }]);
+    await expect(contacts.insertOne({ account: 'a', n: 'x' })).rejects.toMatchObject({ code: 11000 });
+    expect(await contacts.countDocuments({ account: 'a' })).toBe(4);
+    expect(await contacts.findOne({ account: 'a', n: 'X' })).toMatchObject({ n: 'X' });
+  });
+  expect(rebuilds('new.log')).toEqual([]);
+});
