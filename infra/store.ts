@@ -183,7 +183,11 @@ function recoveryStep(output: string, file: string | null, port: number, spawnEr
 }
 
 /** Starts the embedded store on an H2 file, or with `file: null` on the memory backend. */
-export async function startEmbeddedStore(opts: { file: string | null; port?: number; logFile: string }): Promise<EmbeddedStore> {
+export async function startEmbeddedStore(opts: {
+  file: string | null; port?: number; logFile: string;
+  /** Index maps in the order stores wrote before infra/store/NativeKeyBackend.java: for its rebuild's test only. */
+  legacyKeyOrder?: boolean;
+}): Promise<EmbeddedStore> {
   await installStore();
   const { java } = requireTools('java');
   const port = opts.port ?? await freePort(HOST);
@@ -214,6 +218,7 @@ export async function startEmbeddedStore(opts: { file: string | null; port?: num
       '-cp', `${classesDir}${path.delimiter}${path.join(libDir, '*')}`,
       'HeraldStore', '--host', HOST, '--port', String(port),
       ...(file ? ['--file', file] : ['--memory']),
+      ...(opts.legacyKeyOrder ? ['--legacy-key-order'] : []),
     ],
     logFile: opts.logFile,
   });

@@ -18,6 +18,7 @@ import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
 
 import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.NativeKeyBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
@@ -34,12 +35,16 @@ public final class HeraldStore {
         int port = -1;
         String file = null;
         boolean memory = false;
+        // Writes index maps in the order of stores before NativeKeyBackend: only for the test of
+        // the rebuild such files get (test/integration/store-key-order.test.ts).
+        boolean legacyKeyOrder = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--host": host = value(args, ++i); break;
                 case "--port": port = Integer.parseInt(value(args, ++i)); break;
                 case "--file": file = value(args, ++i); break;
                 case "--memory": memory = true; break;
+                case "--legacy-key-order": legacyKeyOrder = true; break;
                 default: fail("unknown argument " + args[i]);
             }
         }
@@ -71,7 +76,7 @@ public final class HeraldStore {
                     .open();
                 // H2Backend opens every database and collection here, reading pages of each, so a
                 // file that cannot be read mostly fails now (and is reported) rather than later.
-                backend = new NativeKeyBackend(mvStore);
+                backend = legacyKeyOrder ? new H2Backend(mvStore) : new NativeKeyBackend(mvStore);
             } catch (RuntimeException | StackOverflowError e) {
                 if (mvStore != null) mvStore.closeImmediately();
                 // infra/store.ts turns "cannot open FILE (reason)" into a recovery step for the user.

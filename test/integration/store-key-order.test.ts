@@ -9,7 +9,6 @@ import { startEmbeddedStore } from '../../infra/store';
 
 jest.setTimeout(180_000);
 
-const FIXTURE = path.join(__dirname, '..', 'fixtures', 'store-before-native-keys.mv.db'); // 200 contacts, unique {account, email}
 
 let dir: string;
 beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-keys-')); });
@@ -17,8 +16,8 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 type Row = { _id?: string; account: string; [field: string]: unknown };
 
-async function withStore<T>(file: string, logName: string, use: (contacts: Collection<Row>) => Promise<T>): Promise<T> {
-  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName) });
+async function withStore<T>(file: string, logName: string, use: (contacts: Collection<Row>) => Promise<T>, legacyKeyOrder = false): Promise<T> {
+  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName), legacyKeyOrder });
   const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: 10_000 });
   try {
     await client.connect();
@@ -33,7 +32,11 @@ const rebuilds = (logName: string) => fs.readFileSync(path.join(dir, logName), '
 
 it('rebuilds the index maps of an older file once, then finds and refuses by them', async () => {
   const file = path.join(dir, 'store.mv.db');
-  fs.copyFileSync(FIXTURE, file);
+  // A file as the store wrote it before: 200 contacts, unique {account, email}.
+  await withStore(file, 'legacy.log', async (contacts) => {
+    await contacts.createIndex({ account: 1, email: 1 }, { unique: true });
+    await contacts.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: `acme:${i + 1}`, account: 'acme', id: i + 1, email: `person${i + 1}@example.com` })));
+  }, true);
   await withStore(file, 'first.log', async (contacts) => {
     expect(await contacts.countDocuments({})).toBe(200);
     expect(await contacts.findOne({ account: 'acme', email: 'person123@example.com' })).toMatchObject({ _id: 'acme:123' });
