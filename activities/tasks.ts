@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { endTask, updateActiveTask } from '../core/tasks';
+import { ACTIVE_STATES, endTask, updateActiveTask } from '../core/tasks';
 import type { Store, TaskDoc } from '../core/store';
 import type { TaskWorkflowInput } from '../core/workflow-contracts';
 
@@ -27,7 +27,7 @@ export function createTaskActivities({ store }: { store: Store }) {
 /** The task's record for an activity that works on it; a task that is gone or no longer active stops the work. */
 export async function activeTask(store: Store, input: TaskWorkflowInput): Promise<TaskDoc> {
   const task = await store.tasks.findOne({ _id: `${input.account}:${input.taskId}`, account: input.account });
-  if (!task || !['QUEUED', 'INITIALIZING', 'PROCESSING'].includes(task.state)) {
+  if (!task || !ACTIVE_STATES.includes(task.state)) {
     throw ApplicationFailure.nonRetryable(`task ${input.taskId} is no longer active`, TASK_NOT_ACTIVE);
   }
   return task;

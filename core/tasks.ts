@@ -94,7 +94,7 @@ export async function cancelTask(deps: TaskDeps, task: TaskDoc): Promise<TaskDoc
 // What the workflow's activities write. Each write applies only while the task is active and
 // answers whether it still is (false: cancelled, stop).
 
-type Progress = Partial<Pick<TaskDoc, 'state' | 'completed' | 'eta' | 'message' | 'init' | 'parameters'>>;
+type Progress = Partial<Pick<TaskDoc, 'state' | 'completed' | 'eta' | 'message' | 'init' | 'end' | 'result' | 'parameters'>>;
 
 export async function updateActiveTask(store: Store, account: string, taskId: number, progress: Progress): Promise<boolean> {
   const result = await store.tasks.updateOne(
@@ -105,13 +105,11 @@ export async function updateActiveTask(store: Store, account: string, taskId: nu
 }
 
 /** The task's last state: FINISHED with its result, or FAILED with a message (unless it was cancelled meanwhile). */
-export async function endTask(
+export function endTask(
   store: Store, account: string, taskId: number, outcome: { state: 'FINISHED' | 'FAILED'; message: string; result?: unknown },
 ): Promise<boolean> {
   const finished = outcome.state === 'FINISHED';
-  const result = await store.tasks.updateOne(
-    { _id: `${account}:${taskId}`, account, state: { $in: [...ACTIVE_STATES] } },
-    { $set: { state: outcome.state, message: outcome.message, end: new Date(), eta: finished ? 0 : -1, result: outcome.result ?? null, ...(finished ? { completed: 1 } : {}) } },
-  );
-  return result.matchedCount === 1;
+  return updateActiveTask(store, account, taskId, {
+    state: outcome.state, message: outcome.message, end: new Date(), eta: finished ? 0 : -1, result: outcome.result ?? null, ...(finished ? { completed: 1 } : {}),
+  });
 }
