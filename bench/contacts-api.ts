@@ -3,6 +3,7 @@
 // beside the store's own single-document upsert rate measured on the same store in the same run,
 // at the same concurrency, with both warmed up; then one filtered listing page with 100k contacts.
 import path from 'node:path';
+import { Pool } from 'undici';
 import { createAccount } from '../core/accounts';
 import { planUpsert } from '../core/contact-changes';
 import { connectStore, type ContactDoc, type Store } from '../core/store';
@@ -15,7 +16,7 @@ const UPSERTS = 3000;
 const CONCURRENCY = 20;
 /** Time-boxed phases: the store reference (and its warm-up), and the HTTP warm-up. */
 const PHASE_MS = 4000;
-const HTTP_WARMUP_MS = 8000;
+const HTTP_WARMUP_MS = 20_000;
 const BIG_ACCOUNT = 100_000;
 const PAGE_REQUESTS = 30;
 const DATABASE = 'herald_bench_contacts';
@@ -67,19 +68,23 @@ export async function runContactsApi(): Promise<Record<string, unknown>> {
     const base = await startApiThread(embedded.uri, DATABASE, teardown);
     const { account, apiKey } = await createAccount(store, 'benchcontacts');
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const call = async (method: string, route: string, body?: unknown) => {
+    // undici's own client, one keep-alive connection per request in flight: the load generator
+    // shares the machine's two cores with the API and the store, and fetch costs it about twice as much.
+    const client = new Pool(base, { connections: CONCURRENCY });
+    teardown.defer('http client', () => client.close());
+    const call = async (method: 'GET' | 'POST', route: string, body?: unknown) => {
       const t0 = performance.now();
-      const res = await fetch(`${base}/v2/${account}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+      const res = await client.request({ method, path: `/v2/${account}${route}`, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.body.text();
+      if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       return performance.now() - t0;
     };
     await call('POST', '/lists', { name: 'Customers' });
     await call('POST', '/lists', { name: 'Newsletter' });
     const upsert = (list: number, email: string, lastName: string) => call('POST', `/lists/${list}/contacts`, { email, firstName: 'P', lastName });
 
-    // The store's JIT compiler takes tens of seconds to settle (measured: its compiler threads took
-    // half a core for the first ~20 s of contact upserts), so both sides are warmed up before either
+    // The store's JIT compiler takes tens of seconds to settle (measured: its C2 compiler thread took
+    // 60-75% of a core for the first ~20 s of HTTP contact upserts), so both sides are warmed up before either
     // is measured: the store reference's own write, then the HTTP upserts (which run more of the store's code).
     log(`contacts-api: warm-up (store upserts ${PHASE_MS / 1000} s, then HTTP upserts ${HTTP_WARMUP_MS / 1000} s)`);
     await storeUpserts(store);
@@ -140,7 +145,7 @@ export async function runContactsApi(): Promise<Record<string, unknown>> {
       page_100k_filtered: filtered,
       page_100k_search_sorted: search,
       notes: `H2 file with durable commits (npm start's store); the API on its own thread (bench/api-thread.ts), ${CONCURRENCY} requests ` +
-        `in flight over keep-alive fetch; creates = new emails into list 1, updates = the same emails into list 2 (found by email, ` +
+        `in flight over keep-alive connections (undici Pool); creates = new emails into list 1, updates = the same emails into list 2 (found by email, ` +
         `updated, list added); store_upserts_per_s = the mean of store_upserts_before and _after: findOneAndUpdate $inc upserts over 1000 ` +
         `keys on the same store, ${CONCURRENCY} in flight, ${PHASE_MS / 1000} s each, measured just before the creates and just after the ` +
         `updates; both sides warmed up first (${PHASE_MS / 1000} s and ${HTTP_WARMUP_MS / 1000} s); store_contact_upserts = the write each HTTP upsert makes, ` +

@@ -185,8 +185,8 @@ function recoveryStep(output: string, file: string | null, port: number, spawnEr
 /** Starts the embedded store on an H2 file, or with `file: null` on the memory backend. */
 export async function startEmbeddedStore(opts: {
   file: string | null; port?: number; logFile: string;
-  /** Index maps in the order stores wrote before infra/store/NativeKeyBackend.java: for its rebuild's test only. */
-  legacyKeyOrder?: boolean;
+  /** The file format of stores before infra/store/NativeKeyBackend.java (old index order, Java-serialised values): for its test only. */
+  legacyFormat?: boolean;
 }): Promise<EmbeddedStore> {
   await installStore();
   const { java } = requireTools('java');
@@ -218,7 +218,7 @@ export async function startEmbeddedStore(opts: {
       '-cp', `${classesDir}${path.delimiter}${path.join(libDir, '*')}`,
       'HeraldStore', '--host', HOST, '--port', String(port),
       ...(file ? ['--file', file] : ['--memory']),
-      ...(opts.legacyKeyOrder ? ['--legacy-key-order'] : []),
+      ...(opts.legacyFormat ? ['--legacy-format'] : []),
     ],
     logFile: opts.logFile,
   });

@@ -35,16 +35,16 @@ public final class HeraldStore {
         int port = -1;
         String file = null;
         boolean memory = false;
-        // Writes index maps in the order of stores before NativeKeyBackend: only for the test of
-        // the rebuild such files get (test/integration/store-key-order.test.ts).
-        boolean legacyKeyOrder = false;
+        // Writes files as stores before NativeKeyBackend did (index maps in the old order, values
+        // Java-serialised): only for the test that newer stores read them (store-file-format.test.ts).
+        boolean legacyFormat = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--host": host = value(args, ++i); break;
                 case "--port": port = Integer.parseInt(value(args, ++i)); break;
                 case "--file": file = value(args, ++i); break;
                 case "--memory": memory = true; break;
-                case "--legacy-key-order": legacyKeyOrder = true; break;
+                case "--legacy-format": legacyFormat = true; break;
                 default: fail("unknown argument " + args[i]);
             }
         }
@@ -76,7 +76,7 @@ public final class HeraldStore {
                     .open();
                 // H2Backend opens every database and collection here, reading pages of each, so a
                 // file that cannot be read mostly fails now (and is reported) rather than later.
-                backend = legacyKeyOrder ? new H2Backend(mvStore) : new NativeKeyBackend(mvStore);
+                backend = legacyFormat ? new H2Backend(mvStore) : new NativeKeyBackend(mvStore);
             } catch (RuntimeException | StackOverflowError e) {
                 if (mvStore != null) mvStore.closeImmediately();
                 // infra/store.ts turns "cannot open FILE (reason)" into a recovery step for the user.

@@ -1,6 +1,8 @@
 // Credentials are looked up in batches shared by requests arriving together (core/read-batch.ts),
-// never cached: a revoked key, a deleted user, a narrowed permission or an ended session takes
-// effect at once, for a burst of requests, in this API process and in another on the same store.
+// never cached (a process remembers only which user a credential it has seen belongs to, which
+// never changes, so it reads the credential and the user together): a revoked key, a deleted
+// user, a narrowed permission or an ended session takes effect at once, for a burst of requests,
+// in this API process and in another on the same store, each of which has seen the credential.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';

@@ -1,10 +1,12 @@
-// The store's unique indexes compare their keys natively (infra/store/NativeKeyBackend.java). A
-// file written before that keeps its index maps in the old order: they are rebuilt once when the
-// store opens it, and every lookup and uniqueness check works on them after. Runs on its own.
+// The store's unique indexes compare their keys natively, and documents and index keys are
+// written compactly (infra/store/NativeKeyBackend.java, CompactDataType.java). A file written
+// before that keeps its index maps in the old order: they are rebuilt once when the store opens
+// it, and every lookup and uniqueness check works on them after; its documents, Java-serialised,
+// read back as they were. Runs on its own.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import { Binary, Decimal128, Double, Int32, Long, MongoClient, MongoServerError, ObjectId, type Collection } from 'mongodb';
 import { startEmbeddedStore } from '../../infra/store';
 
 jest.setTimeout(180_000);
@@ -16,8 +18,8 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 type Row = { _id?: string; account: string; [field: string]: unknown };
 
-async function withStore<T>(file: string, logName: string, use: (contacts: Collection<Row>) => Promise<T>, legacyKeyOrder = false): Promise<T> {
-  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName), legacyKeyOrder });
+async function withStore<T>(file: string, logName: string, use: (contacts: Collection<Row>) => Promise<T>, legacyFormat = false): Promise<T> {
+  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName), legacyFormat });
   const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: 10_000 });
   try {
     await client.connect();
@@ -69,4 +71,32 @@ it('keeps MongoDB\'s uniqueness on a new file: numbers of any type, strings by c
     expect(await contacts.findOne({ account: 'a', n: 'X' })).toMatchObject({ n: 'X' });
   });
   expect(rebuilds('new.log')).toEqual([]);
+});
+
+it('reads the documents of an older file as they were, and keeps every BSON type across restarts in the new form', async () => {
+  const file = path.join(dir, 'types.mv.db');
+  const when = new Date('2026-11-23T10:11:12.345Z');
+  const typed = (n: number) => ({
+    account: 'acme', n, int: new Int32(7), long: Long.fromString('9007199254740993'), double: new Double(1.5), whole: new Double(2),
+    decimal: Decimal128.fromString('12.345'), text: 'grüße \u{1F600}', empty: '', none: null, yes: true, no: false, when,
+    oid: new ObjectId('65a1b2c3d4e5f60718293a4b'), bytes: new Binary(Buffer.from([0, 1, 2, 255])),
+    nested: { deeper: { list: [1, 'two', { three: [3] }], at: when } }, emptyList: [], emptyDoc: {},
+  });
+  const read = (contacts: Collection<Row>, n: number) => contacts.findOne({ n }, { projection: { _id: 0 }, promoteValues: false });
+  let legacy: unknown;
+  await withStore(file, 'types-legacy.log', async (contacts) => {
+    await contacts.insertOne({ _id: 'old', ...typed(1) });
+    legacy = await read(contacts, 1);
+  }, true);
+  await withStore(file, 'types-first.log', async (contacts) => {
+    expect(await read(contacts, 1)).toEqual(legacy); // written Java-serialised, read as it was
+    await contacts.insertOne({ _id: 'new', ...typed(2) });
+    await contacts.updateOne({ _id: 'old' }, { $set: { touched: 1 } }); // rewritten in the new form
+    expect({ ...(await read(contacts, 2)), n: new Int32(1) }).toEqual(legacy);
+  });
+  await withStore(file, 'types-second.log', async (contacts) => {
+    expect({ ...(await read(contacts, 2)), n: new Int32(1) }).toEqual(legacy);
+    expect(await read(contacts, 1)).toEqual({ ...(legacy as object), touched: new Int32(1) });
+    expect(await contacts.countDocuments({ when })).toBe(2);
+  });
 });
