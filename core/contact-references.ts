@@ -2,7 +2,8 @@
 // request and used twice: to check what a client sends, then to show the record (names of lists
 // and interests, every custom field), so a request reads each of them at most once.
 import { errors, fieldError, type FieldError } from './errors';
-import { byId, perStore, ReadBatch } from './read-batch';
+import { byId, ReadBatch } from './read-batch';
+import { perStore } from './turn-batch';
 import type { ContactDoc, FieldDoc, Store } from './store';
 
 /** The references a request names, as far as read: `fields` is every custom field of the account. */

@@ -5,6 +5,7 @@
 import { findPage, type Page, type PageRequest } from './collections';
 import { newContact, planUpdate, planUpsert, upsertNeedsStoredContact, type ContactInput } from './contact-changes';
 import { checkReferences, readReferences, validateReferences, type ContactContext } from './contact-references';
+import { writeContactUpsert } from './contact-upsert-batch';
 import { AppError, ErrorCode, errors, fieldError } from './errors';
 import { contactIds } from './id-blocks';
 import { isDuplicateKey, type ContactDoc, type Store } from './store';
@@ -100,20 +101,15 @@ export async function upsertIntoListWithContext(
   throw errors.unavailable('The contact is being changed by another request, please retry');
 }
 
-/** One findOneAndUpdate upsert (planUpsert); null when a simultaneous create of the email won. */
+/** One upsert (planUpsert), sent with those of other requests (core/contact-upsert-batch.ts); null when it must be tried again. */
 async function upsertInOneWrite(store: Store, account: string, listId: number, input: ContactInput & { email: string }): Promise<ContactDoc | null> {
   const id = await contactIds.take(store, account);
   const { filter, update } = planUpsert(account, id, listId, input, 'MANUAL', new Date());
-  try {
-    const contact = await store.contacts.findOneAndUpdate(filter, update, { upsert: true, returnDocument: 'after' });
-    if (contact && contact.id !== id) contactIds.giveBack(store, account, id); // an update: the id was not used
-    return contact;
-  } catch (error) {
-    // A real MongoDB may refuse one of two simultaneous upserts of a new email: the next round updates.
-    // The id is not given back: the unique index that refused may have been the id's.
-    if (isDuplicateKey(error)) return null;
-    throw error;
-  }
+  const contact = await writeContactUpsert(store, { ...filter, update });
+  // An update: the id was not used. (When the write was refused, the id is not given back: the
+  // unique index that refused may have been the id's.)
+  if (contact && contact.id !== id) contactIds.giveBack(store, account, id);
+  return contact;
 }
 
 /** Reads the contact, then updates it (planUpdate) or creates it; null when a simultaneous change won. */

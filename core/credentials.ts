@@ -1,5 +1,6 @@
 import { findKey, hashKey } from './keys';
-import { byId, perStore } from './read-batch';
+import { byId } from './read-batch';
+import { perStore } from './turn-batch';
 import { findSession } from './sessions';
 import type { Store, UserDoc } from './store';
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { nextId } from './counters';
-import { byId, perStore } from './read-batch';
+import { byId } from './read-batch';
+import { perStore } from './turn-batch';
 import type { KeyDoc, KeyKind, Store } from './store';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -1,5 +1,6 @@
 import { hashKey, randomToken } from './keys';
-import { byId, perStore } from './read-batch';
+import { byId } from './read-batch';
+import { perStore } from './turn-batch';
 import type { SessionDoc, Store } from './store';
 
 /** Seconds a session lives without use (the original's tokenExpiration); each use extends it. */

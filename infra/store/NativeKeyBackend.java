@@ -64,7 +64,7 @@ public final class NativeKeyBackend extends H2Backend {
                 nativeOrder.put(mapName, Boolean.TRUE);
                 store.commit();
             }
-            return new H2UniqueIndex(openNative(mapName), indexName, keys, sparse);
+            return new CompoundInIndex(openNative(mapName), indexName, keys, sparse);
         }
 
         private MVMap<KeyValue, Object> openNative(String mapName) {

@@ -102,3 +102,20 @@ it('gives simultaneous creates, through either route, ids no other contact has',
   expect(taken.status).toBe(409);
   expect(taken.body.data).toEqual({ id: answers[0].body.data.id });
 });
+
+it('answers each of a burst of upserts from two accounts with its own account\'s contact', async () => {
+  const other = await herald.newAccount();
+  await callHerald(herald.baseUrl, 'POST', `/v2/${other.account}/lists`, { headers: { authorization: `Bearer ${other.apiKey}` }, json: { name: 'Theirs' } });
+  const otherList = (await store.lists.findOne({ account: other.account }))!.id;
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => i % 2
+    ? callHerald(herald.baseUrl, 'POST', `/v2/${other.account}/lists/${otherList}/contacts`, { headers: { authorization: `Bearer ${other.apiKey}` }, json: { email: `both${i >> 1}@example.com`, firstName: 'Other' } })
+    : call('POST', '/lists/1/contacts', { email: `both${i >> 1}@example.com`, firstName: 'Acme' })));
+  expect(answers.map((a) => a.status)).toEqual(new Array(20).fill(200));
+  answers.forEach((answer, i) => {
+    expect(answer.body.data).toMatchObject({ email: `both${i >> 1}@example.com`, firstName: i % 2 ? 'Other' : 'Acme', lists: [{ id: i % 2 ? otherList : 1 }] });
+  });
+  for (const answer of answers) {
+    const account = answer.body.data.firstName === 'Other' ? other.account : acme.account;
+    expect(await store.contacts.findOne({ _id: `${account}:${answer.body.data.id}` })).toMatchObject({ account, email: answer.body.data.email });
+  }
+});

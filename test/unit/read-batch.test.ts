@@ -45,3 +45,12 @@ it('sends a batch of 500 keys at once, without waiting for the end of the turn',
   await Promise.all(lookups);
   expect(queries.map((q) => q.length)).toEqual([500, 1]);
 });
+
+it('reads again for a key asked for after a full batch went out at once', async () => {
+  const { batch, queries } = recorded();
+  const lookups = Array.from({ length: 500 }, (_, i) => batch.get(i));
+  const again = batch.get(7); // the first batch is in flight: this one is a new query
+  await Promise.all([...lookups, again]);
+  expect(queries.map((q) => q.length)).toEqual([500, 1]);
+  expect(queries[1]).toEqual([7]);
+});
