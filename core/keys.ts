@@ -57,6 +57,17 @@ export async function findKey(store: Store, key: string, kind: KeyKind): Promise
   return doc && doc.kind === kind ? { ...doc } : null;
 }
 
+/** The account's transactional keys (their hashes and hints; the keys themselves are never stored). */
+export function transactionalKeys(store: Store, account: string): Promise<KeyDoc[]> {
+  return store.keys.find({ account, kind: 'transactional' }).sort({ id: 1 }).limit(1000).toArray();
+}
+
+/** Revokes a transactional key: the next send with it is refused. False when there is no such key. */
+export async function revokeTransactionalKey(store: Store, account: string, keyId: number): Promise<boolean> {
+  const { deletedCount } = await store.keys.deleteOne({ account, kind: 'transactional', id: keyId });
+  return deletedCount > 0;
+}
+
 /** A user's API keys (their hashes and hints; the keys themselves are never stored). */
 export function userKeys(store: Store, account: string, userId: number): Promise<KeyDoc[]> {
   return store.keys.find({ account, kind: 'api', userId }).sort({ id: 1 }).limit(1000).toArray();

@@ -9,6 +9,7 @@ import { contactImportRouter } from './contact-import';
 import { contactRoutes } from './contacts';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
 import { fieldRoutes } from './fields';
+import { integrationRoutes } from './integrations';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
@@ -28,6 +29,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   scoped.use(authenticate(deps.store), requireOwnAccount, readBody({ types: ['json', 'form'], limitBytes: ACCOUNT_BODY_LIMIT_BYTES }));
   accountInfoRoutes(scoped, deps.store);
   userRoutes(scoped, deps.store);
+  integrationRoutes(scoped, deps.store);
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);
   fieldRoutes(scoped, deps.store);

@@ -5,6 +5,7 @@ import { contactExportOperations } from '../account/contact-export';
 import { contactImportOperations } from '../account/contact-import';
 import { contactOperations } from '../account/contacts';
 import { fieldOperations } from '../account/fields';
+import { integrationOperations } from '../account/integrations';
 import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { loginOperations } from '../account/login';
@@ -23,6 +24,7 @@ export const operations: OperationSpec[] = [
   ...loginOperations,
   ...accountInfoOperations,
   ...userOperations,
+  ...integrationOperations,
   ...listOperations,
   ...interestOperations,
   ...fieldOperations,
