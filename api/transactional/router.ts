@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS } from '../../core/limits';
 import { ALLOWED_HEADERS } from '../../core/transactional/headers';
 import type { Store } from '../../core/store';
 import { acceptSendRequest } from '../../core/transactional/accept';
+import { batchId } from '../../core/transactional/request';
 import { readBody } from '../middleware/body';
 import type { OperationSpec } from '../openapi/operation';
 import { transactionalAuth } from './auth';
@@ -31,6 +32,8 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
     const requestId = await acceptSendRequest(deps, { account, source: 'http', body });
     ctx.state.log.info({ account, sendRequest: requestId, recipients: body.recipients.length }, 'send accepted');
     ctx.status = 202;
+    // The body stays exactly the original's; the batch id (for cancelling, and the events) comes in a header.
+    ctx.set('Herald-Batch-Id', batchId(account, requestId, body.batch_code));
     ctx.body = { success: true, data: '' };
   });
 
@@ -44,7 +47,8 @@ export const sendOperations: OperationSpec[] = [{
     'Accepted once recorded and handed to Temporal; delivery follows. The body must be `application/json`, 10 MB at most.',
     `Beyond the schema: \`content\` needs \`html\` or \`text\`; \`headers\` may name only \`X-…\` headers and ${ALLOWED_HEADERS.join(', ')};`,
     `${NOT_YET_SUPPORTED.map((f) => `\`${f}\``).join(', ')} are refused when given (not supported yet);`,
-    '`null` means absent; `batch_code` keeps only `a-z` and `0-9`.',
+    '`null` and empty collections mean absent; `batch_code` is lower-cased and keeps only `a-z` and `0-9`.',
+    'The answer carries the batch id of the events in a `Herald-Batch-Id` header: `<account>_transactional_<batch_code or request id>`.',
   ].join(' '),
   body: sendSchema,
   status: 202, response: 'Accepted',

@@ -39,7 +39,7 @@ export function validateSendBody(raw: unknown): SendRequestBody {
   if (Object.keys(fields).length > 0) throw errors.validation(fields);
 
   const valid = body as unknown as SendRequestBody;
-  if (valid.batch_code !== undefined) valid.batch_code = valid.batch_code.replace(/[^a-z0-9]/g, '');
+  if (valid.batch_code !== undefined) valid.batch_code = valid.batch_code.toLowerCase().replace(/[^a-z0-9]/g, '');
   return valid;
 }
 

@@ -44,6 +44,7 @@ describe('POST /v1/mail/send', () => {
     const response = await send(minimal('ada@example.net'));
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ success: true, data: '' });
+    const batch = response.headers.get('herald-batch-id');
 
     const [mail] = (await herald.sink.waitFor(before + 1)).slice(before);
     expect(mail.rcptTo).toEqual(['ada@example.net']);
@@ -55,6 +56,7 @@ describe('POST /v1/mail/send', () => {
     const { store } = herald.services;
     const request = await store.sendRequests.findOne({ account: account.account });
     expect(request).not.toBeNull();
+    expect(batch).toBe(`${account.account}_transactional_${request!._id}`);
     const ledger = await waitUntil('ledger row', () => store.messages.findOne({ account: account.account, requestId: request!._id }));
     expect(ledger.status).toBe('sent');
     expect(mail.parsed.messageId).toBe(ledger.messageId);
@@ -102,7 +104,9 @@ describe('POST /v1/mail/send', () => {
       reply_to: { email: 'help@example.com' },
       headers: { 'X-Order': '42' },
     };
-    expect((await send(body)).status).toBe(202);
+    const accepted = await send(body);
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('herald-batch-id')).toBe(`${account.account}_transactional_spring2026`);
     const mails = (await herald.sink.waitFor(before + 2)).slice(before);
     const first = mails.find((m) => m.rcptTo.includes('one@example.net'))!;
     expect(first.rcptTo.sort()).toEqual(['bcc1@example.net', 'cc1@example.net', 'one@example.net']);
@@ -112,7 +116,7 @@ describe('POST /v1/mail/send', () => {
 
     const { store } = herald.services;
     const events = await waitUntil('two sent events', async () => {
-      const found = await store.events.find({ account: account.account, batch_id: `${account.account}_transactional_pring2026` }).toArray();
+      const found = await store.events.find({ account: account.account, batch_id: `${account.account}_transactional_spring2026` }).toArray();
       return found.length === 2 ? found : undefined;
     });
     const byEmail = Object.fromEntries(events.map((e) => [e.email, e]));
