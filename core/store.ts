@@ -187,6 +187,21 @@ export interface TaskDoc {
 export interface StoredFileMetadata { account: string; kind: 'upload' | 'export'; contentType: string }
 
 /**
+ * A DKIM key of one of the account's sender domains (one per domain). The private key signs
+ * outgoing mail and is never shown again once stored.
+ */
+export interface DkimKeyDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  domain: string;
+  selector: string;
+  privateKey: string; // PKCS#8 PEM
+  publicKey: string; // base64 SPKI, the DNS record's p=
+  created: Date;
+}
+
+/**
  * A pending double opt-in: what a visitor asked for on a list's hosted form, waiting for the
  * click in the confirmation mail (core/optin.ts). `_id` is the SHA-256 of the mail's token (the
  * token itself is never stored). One per account, list and email (a unique index decides
@@ -225,6 +240,7 @@ export interface Store {
   messages: Collection<MessageDoc>;
   events: Collection<EventDoc>;
   optinConfirmations: Collection<OptinConfirmationDoc>;
+  dkimKeys: Collection<DkimKeyDoc>;
   tasks: Collection<TaskDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
@@ -252,6 +268,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     messages: db.collection('messages'),
     events: db.collection('events'),
     optinConfirmations: db.collection('optinConfirmations'),
+    dkimKeys: db.collection('dkimKeys'),
     tasks: db.collection('tasks'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
@@ -283,6 +300,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.events.createIndex({ account: 1, mail_id: 1 }),
     store.optinConfirmations.createIndex({ account: 1, listId: 1, email: 1 }, { unique: true }),
     store.optinConfirmations.createIndex({ account: 1, expiresAt: 1 }),
+    store.dkimKeys.createIndex({ account: 1, domain: 1 }, { unique: true }),
     store.tasks.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.tasks.createIndex({ account: 1, created: -1 }),
     store.db.collection('files.files').createIndex({ filename: 1, 'metadata.account': 1 }, { unique: true }),
