@@ -1,9 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ObjectId } from 'mongodb';
 import type { Transporter } from 'nodemailer';
+import { dkimSigningFor } from '../core/dkim';
 import { buildEvent, recordEvents } from '../core/events';
 import type { EventDoc, MessageDoc, Store } from '../core/store';
 import { messageIdOf, planMessages, type PlannedMessage } from '../core/transactional/plan';
+import { readHttpBody, readSmtpSubmission } from '../core/transactional/request';
 import { isPermanentRejection } from '../core/transport';
 import type { TransactionalBatchInput } from '../core/workflow-contracts';
 
@@ -26,6 +28,10 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
     // Only when the API's start timed out after Temporal took it: the client got 503 and retries.
     if (!request) throw ApplicationFailure.nonRetryable(`send request ${input.requestId} not found`, REQUEST_NOT_FOUND);
     const plan = planMessages(request, mtaHost);
+    // Signed with the DKIM key of the sender's domain, when the account has one (core/dkim.ts).
+    const from = request.source === 'smtp' ? readSmtpSubmission(request).mailFrom : readHttpBody(request).from.email;
+    const dkim = await dkimSigningFor(store, input.account, from);
+    if (dkim) for (const message of plan) message.mail.dkim = dkim;
     const done = await store.messages
       .find({ _id: { $in: plan.map((p) => p.mailId) }, account: input.account })
       .project<Pick<MessageDoc, '_id' | 'event'>>({ _id: 1, event: 1 })

@@ -7,6 +7,7 @@ import { authenticate, requireOwnAccount } from './auth';
 import { contactExportRoutes } from './contact-export';
 import { contactImportRouter } from './contact-import';
 import { contactRoutes } from './contacts';
+import { dkimRoutes } from './dkim';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
 import { fieldRoutes } from './fields';
 import { integrationRoutes } from './integrations';
@@ -30,6 +31,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   accountInfoRoutes(scoped, deps.store);
   userRoutes(scoped, deps.store);
   integrationRoutes(scoped, deps.store);
+  dkimRoutes(scoped, deps.store);
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);
   fieldRoutes(scoped, deps.store);

@@ -4,6 +4,7 @@ import { accountInfoOperations } from '../account/account-info';
 import { contactExportOperations } from '../account/contact-export';
 import { contactImportOperations } from '../account/contact-import';
 import { contactOperations } from '../account/contacts';
+import { dkimOperations } from '../account/dkim';
 import { fieldOperations } from '../account/fields';
 import { integrationOperations } from '../account/integrations';
 import { interestOperations } from '../account/interests';
@@ -25,6 +26,7 @@ export const operations: OperationSpec[] = [
   ...accountInfoOperations,
   ...userOperations,
   ...integrationOperations,
+  ...dkimOperations,
   ...listOperations,
   ...interestOperations,
   ...fieldOperations,
