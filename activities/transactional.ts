@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { ObjectId } from 'mongodb';
 import type { Transporter } from 'nodemailer';
 import { dkimSigningFor } from '../core/dkim';
@@ -6,7 +6,7 @@ import { buildEvent, recordEvents } from '../core/events';
 import type { EventDoc, MessageDoc, Store } from '../core/store';
 import { messageIdOf, planMessages, type PlannedMessage } from '../core/transactional/plan';
 import { readHttpBody, readSmtpSubmission } from '../core/transactional/request';
-import { isPermanentRejection } from '../core/transport';
+import { classifyRelayFailure } from '../core/transport';
 import type { TransactionalBatchInput } from '../core/workflow-contracts';
 
 export interface TransactionalDeps {
@@ -17,6 +17,10 @@ export interface TransactionalDeps {
 }
 
 export const REQUEST_NOT_FOUND = 'RequestNotFound';
+export const RECIPIENTS_DEFERRED = 'RecipientsDeferred';
+
+/** How often a sending attempt tells Temporal it is alive, whatever a single relay call takes. */
+const HEARTBEAT_EVERY_MS = 2000;
 
 /** Activities of the TransactionalBatch workflow, built from their dependencies. */
 export function createTransactionalActivities(deps: TransactionalDeps) {
@@ -70,30 +74,58 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
   }
 
   return {
-    /** Sends every message of the request that the ledger does not already show as sent. */
+    /**
+     * Sends every message of the request that the ledger does not already show as sent. A
+     * recipient the relay defers (4xx) is left for the next attempt while the others go on; the
+     * relay's own trouble (connection, authentication) ends the attempt, to be retried. An attempt
+     * stops before its next message once it is cancelled or Temporal stopped hearing from it (its
+     * retry would send the same messages meanwhile).
+     */
     async sendAcceptedRequest(input: TransactionalBatchInput): Promise<{ sent: number; failed: number }> {
+      const context = Context.current();
       const { pending, doneEvents, total } = await pendingMessages(input);
       await recordLedgerEvents(doneEvents);
       let sent = total - pending.length;
       let failed = 0;
-      for (const message of pending) {
-        Context.current().heartbeat({ done: sent + failed, total });
-        const at = new Date();
-        message.subject.sent_timestamp = at;
-        try {
-          const info = await transport.sendMail(message.mail);
-          await recordOutcome(message, 'sent', String(info.response ?? ''), buildEvent('track.mail.sent', message.subject, at, 'sent'));
-          sent += 1;
-        } catch (error) {
-          if (!isPermanentRejection(error)) throw error; // transient: the activity is retried
-          const reason = (error as Error).message;
-          const bounce = buildEvent('track.mail.bounced', message.subject, at, 'relay-rejected', {
-            bounce_type: 'hard',
-            message: reason.split('\n').slice(0, 3).join('\n'),
-          });
-          await recordOutcome(message, 'failed', reason, bounce);
-          failed += 1;
+      const deferred: string[] = [];
+      // Heartbeats on a timer: a slow relay call must not look like a dead worker.
+      const beat = setInterval(() => context.heartbeat({ done: sent + failed, total }), HEARTBEAT_EVERY_MS);
+      try {
+        context.heartbeat({ done: sent, total });
+        for (const message of pending) {
+          if (context.cancellationSignal.aborted) throw new CancelledFailure(`sending stopped: ${String(context.cancellationSignal.reason ?? 'cancelled')}`);
+          const at = new Date();
+          message.subject.sent_timestamp = at;
+          try {
+            const info = await transport.sendMail(message.mail);
+            await recordOutcome(message, 'sent', String(info.response ?? ''), buildEvent('track.mail.sent', message.subject, at, 'sent'));
+            sent += 1;
+          } catch (error) {
+            const failure = classifyRelayFailure(error);
+            if (failure === 'relay') {
+              context.log.warn('relay trouble: the attempt ends and is retried', { requestId: input.requestId, error: (error as Error).message });
+              throw error;
+            }
+            if (failure === 'deferred') {
+              deferred.push(message.email);
+              continue;
+            }
+            const reason = (error as Error).message;
+            const bounce = buildEvent('track.mail.bounced', message.subject, at, 'relay-rejected', {
+              bounce_type: 'hard',
+              message: reason.split('\n').slice(0, 3).join('\n'),
+            });
+            await recordOutcome(message, 'failed', reason, bounce);
+            failed += 1;
+          }
         }
+      } finally {
+        clearInterval(beat);
+      }
+      if (deferred.length > 0) {
+        // Retried with the activity's backoff; only these are pending then. When retries run out
+        // the workflow records them as soft bounces.
+        throw ApplicationFailure.retryable(`the relay deferred ${deferred.length} recipient(s): ${deferred.slice(0, 5).join(', ')}`, RECIPIENTS_DEFERRED);
       }
       return { sent, failed };
     },

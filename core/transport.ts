@@ -16,8 +16,18 @@ export function createRelayTransport(relayUrl: string): Transporter {
   });
 }
 
-/** The relay's answer was a permanent 5xx refusal of this message (no retry helps). */
-export function isPermanentRejection(error: unknown): boolean {
-  const code = (error as { responseCode?: unknown }).responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
+/**
+ * What a failed send means. The relay refusing this message's recipient or content (a reply to
+ * RCPT TO or DATA): `refused` for 5xx (a hard bounce; no retry helps), `deferred` for 4xx (that
+ * recipient is tried again later; the others go on). Anything else is the relay's own trouble
+ * (connection, timeout, authentication, a refused sender): retried, never a bounce.
+ */
+export type RelayFailure = 'refused' | 'deferred' | 'relay';
+
+export function classifyRelayFailure(error: unknown): RelayFailure {
+  const { responseCode: code, command } = (error ?? {}) as { responseCode?: unknown; command?: unknown };
+  if (typeof code !== 'number' || (command !== 'RCPT TO' && command !== 'DATA')) return 'relay';
+  if (code >= 500 && code < 600) return 'refused';
+  if (code >= 400 && code < 500) return 'deferred';
+  return 'relay';
 }

@@ -7,9 +7,11 @@ type Activities = ReturnType<typeof createTransactionalActivities>;
 
 // Transient relay trouble is retried with backoff for about half an hour; after that the
 // messages not yet sent are recorded as failed, so accepted work always ends in an event.
+// The activity heartbeats every 2 s while it works: 10 s without one means its worker is gone,
+// and the retry (on a live worker) resumes sending within about 10 s.
 const { sendAcceptedRequest } = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 

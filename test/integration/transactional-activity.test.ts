@@ -68,3 +68,71 @@ it('on a retry, sends only what the ledger lacks, with the same Message-ID, and 
   expect(sink.received).toHaveLength(3);
   expect(await store.events.countDocuments({ account: 'acme' })).toBe(2);
 });
+
+/** A request of `emails`, stored as the API would, for account `acme`. */
+async function storedRequest(emails: string[]): Promise<{ account: string; requestId: string }> {
+  const requestId = newId();
+  await store.sendRequests.insertOne({
+    _id: requestId, acceptedAt: new Date(),
+    ...toStoredFields({
+      account: 'acme', source: 'http', body: {
+        from: { email: 'shop@example.com' }, subject: 'Receipt', content: { text: 'thanks' }, recipients: emails.map((email) => ({ to: { email } })),
+      },
+    }),
+  });
+  return { account: 'acme', requestId };
+}
+
+/** A sink of its own with these options, a transport to it and activities over both; closed after `use`. */
+async function withRelay(options: Parameters<typeof startSmtpSink>[0], use: (relay: Awaited<ReturnType<typeof startSmtpSink>>, acts: typeof activities) => Promise<void>, auth = false) {
+  const relay = await startSmtpSink(options);
+  const relayTransport = createRelayTransport(auth ? relay.url.replace('smtp://', 'smtp://relay:secret@') : relay.url);
+  try {
+    await use(relay, createTransactionalActivities({ store, transport: relayTransport, mtaHost: 'mx.test' }));
+  } finally {
+    relayTransport.close();
+    await relay.close();
+  }
+}
+
+it('sends the others when the relay defers one recipient, and that one on the next attempt', async () => {
+  const deferRecipients = ['full@example.net'];
+  await withRelay({ deferRecipients }, async (relay, acts) => {
+    const input = await storedRequest(['a@example.net', 'full@example.net', 'b@example.net']);
+    await expect(attempt(1).run(acts.sendAcceptedRequest, input)).rejects.toMatchObject({ type: 'RecipientsDeferred', message: expect.stringContaining('full@example.net') });
+    expect((await relay.waitFor(2)).map((m) => m.rcptTo[0]).sort()).toEqual(['a@example.net', 'b@example.net']);
+    expect(await store.events.countDocuments({ account: 'acme', email: 'full@example.net' })).toBe(0); // no bounce: it waits
+
+    deferRecipients.length = 0; // the mailbox has room again
+    expect(await attempt(2).run(acts.sendAcceptedRequest, input)).toEqual({ sent: 3, failed: 0 });
+    expect(relay.received.map((m) => m.rcptTo[0])).toEqual(expect.arrayContaining(['full@example.net']));
+    expect(relay.received).toHaveLength(3);
+  });
+});
+
+it('retries a relay that refuses its credentials (535) instead of bouncing anything', async () => {
+  await withRelay({ refuseAuth: true }, async (relay, acts) => {
+    const input = await storedRequest(['c@example.net', 'd@example.net']);
+    await expect(attempt(1).run(acts.sendAcceptedRequest, input)).rejects.toMatchObject({ code: 'EAUTH' });
+    expect(relay.received).toHaveLength(0);
+    expect(await store.messages.countDocuments({ account: 'acme', requestId: input.requestId })).toBe(0);
+    expect(await store.events.countDocuments({ account: 'acme', email: { $in: ['c@example.net', 'd@example.net'] } })).toBe(0);
+  }, true);
+});
+
+it('stops sending before the next message once the attempt is cancelled', async () => {
+  await withRelay({ delayMs: 150 }, async (relay, acts) => {
+    const emails = Array.from({ length: 30 }, (_, i) => `slow${i}@example.net`);
+    const input = await storedRequest(emails);
+    const env = attempt(1);
+    const running = env.run(acts.sendAcceptedRequest, input);
+    await relay.waitFor(3);
+    env.cancel();
+    await expect(running).rejects.toMatchObject({ name: 'CancelledFailure' });
+    const reached = relay.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more arrives after the stop
+    expect(relay.received.length).toBe(reached);
+    expect(reached).toBeLessThanOrEqual(5); // the messages already on their way when it was cancelled
+    expect(await store.messages.countDocuments({ account: 'acme', requestId: input.requestId, status: 'sent' })).toBeLessThanOrEqual(reached);
+  });
+});

@@ -4,20 +4,36 @@ import type { AddressInfo } from 'node:net';
 
 export interface ReceivedMail { mailFrom: string; rcptTo: string[]; raw: Buffer; parsed: ParsedMail }
 
-/**
- * A real SMTP server that records what it receives, for tests. `rejectRecipients` makes it
- * answer 550 for those addresses (a permanent refusal).
- */
-export async function startSmtpSink(options: { rejectRecipients?: string[] } = {}) {
+export interface SinkOptions {
+  /** Answered 550 at RCPT TO (a permanent refusal). */
+  rejectRecipients?: string[];
+  /** Answered 450 at RCPT TO while listed (a temporary refusal); the array may change during a test. */
+  deferRecipients?: string[];
+  /** Every AUTH fails with 535 (a relay whose credentials are wrong). */
+  refuseAuth?: boolean;
+  /** Each message is acknowledged this long after its data arrived (a slow relay). */
+  delayMs?: number;
+}
+
+/** A real SMTP server that records what it receives, for tests. */
+export async function startSmtpSink(options: SinkOptions = {}) {
   const received: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: true,
+    allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onAuth(_auth, _session, callback) {
+      if (options.refuseAuth) return callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
+      callback(null, { user: 'relay-user' });
+    },
     onRcptTo(address, _session, callback) {
       if (options.rejectRecipients?.includes(address.address)) {
         return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
+      }
+      if (options.deferRecipients?.includes(address.address)) {
+        return callback(Object.assign(new Error('4.2.2 Mailbox full, try later'), { responseCode: 450 }));
       }
       callback();
     },
@@ -33,7 +49,8 @@ export async function startSmtpSink(options: { rejectRecipients?: string[] } = {
           parsed: await simpleParser(raw),
         });
         waiters.splice(0).forEach((wake) => wake());
-        callback();
+        if (options.delayMs) setTimeout(() => callback(), options.delayMs);
+        else callback();
       });
     },
   });
