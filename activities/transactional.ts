@@ -6,6 +6,7 @@ import { buildEvent, recordEvents } from '../core/events';
 import type { EventDoc, MessageDoc, Store } from '../core/store';
 import { messageIdOf, planMessages, type PlannedMessage } from '../core/transactional/plan';
 import { readHttpBody, readSmtpSubmission } from '../core/transactional/request';
+import { suppress, suppressedAmong } from '../core/suppressions';
 import { classifyRelayFailure } from '../core/transport';
 import type { TransactionalBatchInput } from '../core/workflow-contracts';
 
@@ -88,6 +89,8 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
       let sent = total - pending.length;
       let failed = 0;
       const deferred: string[] = [];
+      // Addresses on the suppression list get no mail: a dropped event each, in the ledger like a send.
+      const suppressed = await suppressedAmong(store, input.account, pending.map((m) => m.email));
       // Heartbeats on a timer: a slow relay call must not look like a dead worker.
       const beat = setInterval(() => context.heartbeat({ done: sent + failed, total }), HEARTBEAT_EVERY_MS);
       try {
@@ -96,6 +99,11 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
           if (context.cancellationSignal.aborted) throw new CancelledFailure(`sending stopped: ${String(context.cancellationSignal.reason ?? 'cancelled')}`);
           const at = new Date();
           message.subject.sent_timestamp = at;
+          if (suppressed.has(message.email.toLowerCase())) {
+            await recordOutcome(message, 'dropped', 'suppressed', buildEvent('track.mail.dropped', message.subject, at, 'suppressed'));
+            failed += 1;
+            continue;
+          }
           try {
             const info = await transport.sendMail(message.mail);
             await recordOutcome(message, 'sent', String(info.response ?? ''), buildEvent('track.mail.sent', message.subject, at, 'sent'));
@@ -116,6 +124,7 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
               message: reason.split('\n').slice(0, 3).join('\n'),
             });
             await recordOutcome(message, 'failed', reason, bounce);
+            await suppress(store, input.account, message.email, 'bounced'); // no more mail to an address that does not exist
             failed += 1;
           }
         }

@@ -125,7 +125,8 @@ export interface MessageDoc {
   requestId: string;
   email: string;
   messageId: string;
-  status: 'sent' | 'failed';
+  /** dropped: never sent, the address is on the account's suppression list. */
+  status: 'sent' | 'failed' | 'dropped';
   relayResponse: string;
   sentAt: Date;
   /** The outcome's event, written with the row so a crash before the event insert loses nothing. */
@@ -187,6 +188,18 @@ export interface TaskDoc {
 export interface StoredFileMetadata { account: string; kind: 'upload' | 'export'; contentType: string }
 
 /**
+ * An address of the account's suppression list: it gets no mail (a send to it is dropped with a
+ * `track.mail.dropped` event). `_id` is `<account>:<lowercase email>`.
+ */
+export interface SuppressionDoc {
+  _id: string;
+  account: string;
+  email: string;
+  reason: 'unsubscribed' | 'bounced' | 'complained';
+  created: Date;
+}
+
+/**
  * A DKIM key of one of the account's sender domains (one per domain). The private key signs
  * outgoing mail and is never shown again once stored.
  */
@@ -241,6 +254,7 @@ export interface Store {
   events: Collection<EventDoc>;
   optinConfirmations: Collection<OptinConfirmationDoc>;
   dkimKeys: Collection<DkimKeyDoc>;
+  suppressions: Collection<SuppressionDoc>;
   tasks: Collection<TaskDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
@@ -269,6 +283,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     events: db.collection('events'),
     optinConfirmations: db.collection('optinConfirmations'),
     dkimKeys: db.collection('dkimKeys'),
+    suppressions: db.collection('suppressions'),
     tasks: db.collection('tasks'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
