@@ -153,5 +153,17 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
       }
       return { sent: total - pending.length, failed: pending.length };
     },
+
+    /** A request cancelled before it was sent: every unsent message is dropped (an event each), none is sent. */
+    async recordCancelled(input: TransactionalBatchInput): Promise<{ sent: number; failed: number }> {
+      const { pending, doneEvents, total } = await pendingMessages(input);
+      await recordLedgerEvents(doneEvents);
+      const at = new Date();
+      for (const message of pending) {
+        message.subject.sent_timestamp = at;
+        await recordOutcome(message, 'dropped', 'cancelled', buildEvent('track.mail.dropped', message.subject, at, 'cancelled'));
+      }
+      return { sent: total - pending.length, failed: pending.length };
+    },
   };
 }

@@ -35,4 +35,6 @@ export interface TransactionalBatchInput {
   account: string;
   /** Id of the stored, accepted request (claim check): never the body itself. */
   requestId: string;
+  /** The request's launch_date (ISO 8601): the workflow waits for it in a durable timer. */
+  launchAt?: string;
 }

@@ -63,3 +63,45 @@ it('returns what the send reported when it succeeds', async () => {
   expect(result).toEqual({ sent: 3, failed: 1 });
   expect(recorded).toEqual([]);
 }, 60000);
+
+/** A worker with stand-in activities that record when each ran (in the test server's skipped time). */
+async function scheduledWorker(send: () => Promise<{ sent: number; failed: number }>) {
+  const calls: Array<{ activity: string; at: number }> = [];
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: 'tx-scheduled',
+    workflowsPath: require.resolve('../../workflows'),
+    activities: {
+      sendAcceptedRequest: async () => { calls.push({ activity: 'send', at: Date.now() }); return send(); },
+      recordUnsentAsFailed: async () => ({ sent: 0, failed: 0 }),
+      recordCancelled: async () => { calls.push({ activity: 'cancelled', at: Date.now() }); return { sent: 0, failed: 2 }; },
+    },
+  });
+  return { worker, calls };
+}
+
+it('waits for a launch_date a month away in a durable timer, then sends', async () => {
+  const { worker, calls } = await scheduledWorker(async () => ({ sent: 2, failed: 0 }));
+  const startedAt = await env.currentTimeMs();
+  const launchAt = new Date(startedAt + 30 * 24 * 3600_000).toISOString();
+  const result = await worker.runUntil(env.client.workflow.execute('TransactionalBatch', {
+    taskQueue: 'tx-scheduled', workflowId: `tx-acme-${Math.random().toString(36).slice(2)}`, args: [{ account: 'acme', requestId: 'r2', launchAt }],
+  }));
+  expect(result).toEqual({ sent: 2, failed: 0 });
+  expect(calls.map((c) => c.activity)).toEqual(['send']);
+  expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(Date.parse(launchAt)); // the month passed (skipped) before the send
+}, 60000);
+
+it('records the messages as dropped when cancelled before its launch_date, and sends nothing', async () => {
+  const { worker, calls } = await scheduledWorker(async () => ({ sent: 2, failed: 0 }));
+  const launchAt = new Date((await env.currentTimeMs()) + 7 * 24 * 3600_000).toISOString();
+  const result = await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('TransactionalBatch', {
+      taskQueue: 'tx-scheduled', workflowId: `tx-acme-${Math.random().toString(36).slice(2)}`, args: [{ account: 'acme', requestId: 'r3', launchAt }],
+    });
+    await handle.cancel();
+    return handle.result();
+  });
+  expect(result).toEqual({ sent: 0, failed: 2 });
+  expect(calls.map((c) => c.activity)).toEqual(['cancelled']);
+}, 60000);
