@@ -199,6 +199,16 @@ export interface SuppressionDoc {
   created: Date;
 }
 
+/** A claimed `Idempotency-Key` of a send and, once accepted, its answer (core/transactional/idempotency.ts). */
+export interface IdempotencyDoc {
+  _id: string; // `<account>:<SHA-256 of the key>`
+  account: string;
+  /** SHA-256 of the request's validated body: the same key with another body is refused. */
+  fingerprint: string;
+  created: Date;
+  answer?: { requestId: string; batchId: string };
+}
+
 /**
  * A DKIM key of one of the account's sender domains (one per domain). The private key signs
  * outgoing mail and is never shown again once stored.
@@ -255,6 +265,7 @@ export interface Store {
   optinConfirmations: Collection<OptinConfirmationDoc>;
   dkimKeys: Collection<DkimKeyDoc>;
   suppressions: Collection<SuppressionDoc>;
+  idempotencyKeys: Collection<IdempotencyDoc>;
   tasks: Collection<TaskDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
@@ -284,6 +295,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     optinConfirmations: db.collection('optinConfirmations'),
     dkimKeys: db.collection('dkimKeys'),
     suppressions: db.collection('suppressions'),
+    idempotencyKeys: db.collection('idempotencyKeys'),
     tasks: db.collection('tasks'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
