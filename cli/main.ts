@@ -1,5 +1,6 @@
 // The `herald` command. Results go to stdout as JSON, messages to stderr.
-import { AccountError, createAccount } from '../core/accounts';
+import { normaliseDomain, readAccountSettings, updateAccountSettings, type AccountSettings } from '../core/account-settings';
+import { AccountError, ACCOUNT_NAME, createAccount } from '../core/accounts';
 import { ConfigError, loadConfig } from '../core/config';
 import { randomToken } from '../core/keys';
 import { createUser } from '../core/users';
@@ -9,11 +10,20 @@ import { openStoreForCli } from './store-access';
 
 const USAGE = `Usage:
   herald account create <name>          create an account; prints {"account","apiKey","transactionalKey"}
+  herald account set <name> [--attachments on|off] [--monthly-limit <n>|none]
+                     [--sender-domain <domain>]... [--no-sender-domains]
+                                        change the account's sending policy; prints its settings
+  herald account show <name>            print the account's settings as JSON (never its keys)
   herald user create <account> <email>  create a user with every permission and a new password;
                                         prints {"account","id","email","password"}
 
 Account names are 1 to 40 lowercase letters and digits. Keys and passwords are shown once and
 stored hashed (the user logs in with POST /v2/login and may change the password there).
+Settings: --attachments on lets transactional sends carry attachments (off by default);
+--monthly-limit caps the messages (recipients) accepted per calendar month in UTC (none: no
+limit, the default); --sender-domain, repeatable, replaces the list of domains a send's From
+may use with the ones given (exact domains: list a subdomain to allow it), and
+--no-sender-domains clears it (no list: any From address). Options not given stay as they are.
 The command uses MONGODB_URI, else the store of a running \`npm start\` for HERALD_DATA_DIR,
 else starts that data folder's embedded store for the duration of the command.`;
 
@@ -24,6 +34,18 @@ async function run(args: string[]): Promise<unknown> {
   if (resource === 'account' && action === 'create') {
     if (rest.length !== 1) throw new UsageError('account create takes exactly one name');
     return withStore((store) => createAccount(store, rest[0]));
+  }
+  if (resource === 'account' && (action === 'set' || action === 'show')) {
+    const [name, ...options] = rest;
+    if (!name || name.startsWith('--')) throw new UsageError(`account ${action} takes an account name first`);
+    if (!ACCOUNT_NAME.test(name)) throw new UsageError(`not an account name: ${name}`);
+    if (action === 'show' && options.length > 0) throw new UsageError('account show takes only an account name');
+    const change = action === 'set' ? parseSettingsOptions(options) : {};
+    return withStore(async (store) => {
+      const settings = action === 'set' ? await updateAccountSettings(store, name, change) : await readAccountSettings(store, name);
+      if (!settings) throw new AccountError(`No account "${name}".`, 'invalid_name');
+      return { account: name, ...settings };
+    });
   }
   if (resource === 'user' && action === 'create') {
     if (rest.length !== 2) throw new UsageError('user create takes an account and an email');
@@ -37,6 +59,54 @@ async function run(args: string[]): Promise<unknown> {
     });
   }
   throw new UsageError(resource ? `unknown command: ${args.join(' ')}` : 'no command given');
+}
+
+/**
+ * The options of `account set`, checked before the store is opened. Each may appear once,
+ * except --sender-domain; at least one is needed (a set that changes nothing is a mistake).
+ */
+function parseSettingsOptions(options: string[]): Partial<AccountSettings> {
+  const change: Partial<AccountSettings> = {};
+  const domains: string[] = [];
+  let clearDomains = false;
+  const seen = new Set<string>();
+  for (let i = 0; i < options.length; i += 1) {
+    const option = options[i];
+    const takesValue = ['--attachments', '--monthly-limit', '--sender-domain'].includes(option);
+    if (!takesValue && option !== '--no-sender-domains') throw new UsageError(`unknown option for account set: ${option}`);
+    if (option !== '--sender-domain' && seen.has(option)) throw new UsageError(`${option} is given twice`);
+    seen.add(option);
+    const value = takesValue ? options[(i += 1)] : undefined;
+    if (takesValue && (value === undefined || value.startsWith('--'))) throw new UsageError(`${option} needs a value`);
+    switch (option) {
+      case '--attachments':
+        if (value !== 'on' && value !== 'off') throw new UsageError(`--attachments takes on or off, not ${value}`);
+        change.attachments = value === 'on';
+        break;
+      case '--monthly-limit':
+        change.monthlyLimit = parseMonthlyLimit(value!);
+        break;
+      case '--sender-domain': {
+        const domain = normaliseDomain(value!);
+        if (!domain) throw new UsageError(`not a domain name: ${value} (give a name such as example.com, without @ or a trailing dot)`);
+        domains.push(domain);
+        break;
+      }
+      default:
+        clearDomains = true;
+    }
+  }
+  if (clearDomains && domains.length > 0) throw new UsageError('--no-sender-domains and --sender-domain contradict each other');
+  if (clearDomains || domains.length > 0) change.senderDomains = domains;
+  if (Object.keys(change).length === 0) throw new UsageError('account set needs at least one option');
+  return change;
+}
+
+/** A whole number of messages (0 stops the account's sending), or none for no limit. */
+function parseMonthlyLimit(value: string): number | null {
+  if (value === 'none') return null;
+  if (!/^\d{1,15}$/.test(value)) throw new UsageError(`--monthly-limit takes a whole number of messages or none, not ${value}`);
+  return Number(value);
 }
 
 async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -58,7 +58,8 @@ export async function requestOptin(deps: OptinDeps, list: ListDoc, request: Opti
   }
   try {
     const body = confirmationMail(deps.settings, list, request.email, token, CONFIRMATION_HOURS);
-    await acceptSendRequest(deps, { account: list.account, source: 'http', body });
+    // The visitor asked for this mail: it goes out even to an address that unsubscribed before.
+    await acceptSendRequest(deps, { account: list.account, source: 'http', body, purpose: 'optin-confirmation' });
   } catch (error) {
     await store.optinConfirmations.deleteOne({ _id: pending._id, account: list.account }).catch(() => undefined);
     throw error;

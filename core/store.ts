@@ -2,7 +2,23 @@ import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, Mo
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
-export interface AccountDoc { _id: string; name?: string; createdAt: Date }
+/**
+ * An account. `settings` is its sending policy, set by an operator with `herald account set`
+ * (absent fields take the defaults of core/account-settings.ts).
+ */
+export interface AccountDoc {
+  _id: string;
+  name?: string;
+  createdAt: Date;
+  settings?: {
+    /** Whether transactional sends may carry attachments (the spec: "enabled on the account by request"). */
+    attachments?: boolean;
+    /** Messages (recipients) accepted per calendar month (UTC); null or absent: no limit. */
+    monthlyLimit?: number | null;
+    /** Lowercase domains a send's From may use; empty or absent: any. */
+    senderDomains?: string[];
+  };
+}
 
 export type KeyKind = 'api' | 'transactional';
 /**
@@ -115,6 +131,8 @@ export interface SendRequestDoc {
   payload: string;
   /** The SMTP message as received. */
   raw?: Binary;
+  /** Herald's own mail: an opt-in confirmation goes out whatever the suppression list says. */
+  purpose?: 'optin-confirmation';
   acceptedAt: Date;
 }
 

@@ -1,12 +1,14 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Context, Next } from 'koa';
+import { isAllowedSender, readAccountSettings, type AccountSettings } from '../../core/account-settings';
 import { errors } from '../../core/errors';
 import { DEFAULT_LIMITS } from '../../core/limits';
 import { ALLOWED_HEADERS } from '../../core/transactional/headers';
 import type { Store } from '../../core/store';
 import { acceptSendRequest } from '../../core/transactional/accept';
-import { batchId } from '../../core/transactional/request';
+import { batchId, type SendRequestBody } from '../../core/transactional/request';
+import { ATTACHMENT_EXTENSIONS, MAX_ATTACHMENTS } from '../../core/transactional/attachments';
 import { readBody } from '../middleware/body';
 import type { OperationSpec } from '../openapi/operation';
 import { transactionalAuth } from './auth';
@@ -24,12 +26,17 @@ export interface TransactionalDeps { store: Store; temporal: Client; taskQueue: 
 export function transactionalRouter(deps: TransactionalDeps): Router {
   const router = new Router({ prefix: '/v1' });
 
-  // Validate, record the accepted request, start its workflow; 202 only once Temporal has it.
-  // Authenticate before reading up to 10 MB of body.
+  // Validate, apply the account's policy, count against its monthly limit, record the accepted
+  // request, start its workflow; 202 only once Temporal has it. Authenticate before reading up
+  // to 10 MB of body. The order of the checks is documented in sendOperations and the README.
   router.post('/mail/send', transactionalAuth(deps.store), requireJson, readBody({ types: ['json'], limitBytes: SEND_BODY_LIMIT_BYTES, limits: SEND_LIMITS }), async (ctx) => {
-    const body = validateSendBody(ctx.request.body);
+    const body = await validateSendBody(ctx.request.body);
     const account: string = ctx.state.account;
-    const requestId = await acceptSendRequest(deps, { account, source: 'http', body });
+    const settings = await readAccountSettings(deps.store, account);
+    if (!settings) throw errors.unauthorized('Invalid API key'); // the account was removed after the key was read
+    enforceSendPolicy(settings, account, body);
+    // The monthly limit is counted (and given back on failure) in acceptSendRequest, for every send path.
+    const requestId = await acceptSendRequest(deps, { account, source: 'http', body }, settings);
     ctx.state.log.info({ account, sendRequest: requestId, recipients: body.recipients.length }, 'send accepted');
     ctx.status = 202;
     // The body stays exactly the original's; the batch id (for cancelling, and the events) comes in a header.
@@ -48,12 +55,29 @@ export const sendOperations: OperationSpec[] = [{
     `Beyond the schema: \`content\` needs \`html\` or \`text\`; \`headers\` may name only \`X-…\` headers and ${ALLOWED_HEADERS.join(', ')};`,
     `${NOT_YET_SUPPORTED.map((f) => `\`${f}\``).join(', ')} are refused when given (not supported yet);`,
     '`null` and empty collections mean absent; `batch_code` is lower-cased and keeps only `a-z` and `0-9`.',
+    `\`attachments\` (at most ${MAX_ATTACHMENTS}) must each be named \`<name>.<ext>\` with ext one of ${ATTACHMENT_EXTENSIONS.join(', ')} (no \`/\`, \`\\\` or control characters),`,
+    'declare a `mime_type` of that format, and hold in `data` strict base64 (no line breaks) of content of that format, checked by the bytes',
+    '(txt and csv: UTF-8 without NUL bytes); they are sent with every message of the request.',
+    'Checks, in order: the key (401); the body\'s type, size and structure (400, 413); validation, every invalid field at once (400 `validation_error`);',
+    'the account\'s policy: a From domain not among its sender domains (403 `forbidden`, "origin address not allowed"; any address when it has none; exact domains, not subdomains),',
+    'attachments when the account does not allow them (403 `forbidden`); its monthly limit, counted in messages (one per `recipients` element) per calendar month in UTC',
+    '(503 `service_unavailable` naming the MONTHLY limit; a request that does not fit counts nothing); then acceptance (202).',
     'The answer carries the batch id of the events in a `Herald-Batch-Id` header: `<account>_transactional_<batch_code or request id>`.',
   ].join(' '),
   body: sendSchema,
   status: 202, response: 'Accepted',
   responseSchema: { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: { const: '' } } },
 }];
+
+/** The account's policy (core/account-settings.ts): 403 forbidden when the send breaks it. */
+function enforceSendPolicy(settings: AccountSettings, account: string, body: SendRequestBody) {
+  if (!isAllowedSender(settings, body.from.email)) {
+    throw errors.forbidden(`origin address not allowed: this account sends only from ${settings.senderDomains.join(', ')}`);
+  }
+  if (body.attachments && !settings.attachments) {
+    throw errors.forbidden(`attachments are not enabled for this account; an operator enables them with npx herald account set ${account} --attachments on`);
+  }
+}
 
 /** The spec names application/json the only accepted type, and its error table has no 415. */
 async function requireJson(ctx: Context, next: Next) {

@@ -1,7 +1,9 @@
 // JSON schema of POST /v1/mail/send, with the spec's limits. Keys the schema does not name are
 // dropped (existing SDKs send a few undocumented ones), so what is stored is only what Herald
 // validated; free-form parts (substitutions) are bounded here and by the door's structure limits.
-// null means absent (stripped before this).
+// null means absent (stripped before this). Attachments' content is checked beyond the schema,
+// by core/transactional/attachments.ts.
+import { FILE_NAME_PATTERN, MAX_ATTACHMENTS, MAX_FILE_NAME_LENGTH, MAX_MIME_TYPE_LENGTH, MIME_TYPE_PATTERN } from '../../core/transactional/attachments';
 
 const address = (nameMax: number) => ({
   type: 'object',
@@ -47,6 +49,22 @@ export const sendSchema = {
         text: { type: 'string', maxLength: KB300 },
       },
     },
+    attachments: {
+      type: 'array',
+      maxItems: MAX_ATTACHMENTS,
+      items: {
+        type: 'object',
+        required: ['file_name', 'mime_type', 'data'],
+        additionalProperties: false,
+        properties: {
+          // The name goes into MIME headers: no CR/LF (nor any control character), no path.
+          file_name: { type: 'string', minLength: 1, maxLength: MAX_FILE_NAME_LENGTH, pattern: FILE_NAME_PATTERN },
+          mime_type: { type: 'string', minLength: 1, maxLength: MAX_MIME_TYPE_LENGTH, pattern: MIME_TYPE_PATTERN },
+          // Base64, bounded by the request's 10 MB; checked strictly (and by content) in validate-send.
+          data: { type: 'string', minLength: 1 },
+        },
+      },
+    },
     headers: {
       type: 'object',
       maxProperties: 10,
@@ -78,4 +96,4 @@ export const sendSchema = {
 } as const;
 
 /** Fields of the spec that this version cannot honour yet: refused rather than silently ignored. */
-export const NOT_YET_SUPPORTED = ['template_id', 'attachments', 'launch_date'] as const;
+export const NOT_YET_SUPPORTED = ['template_id', 'launch_date'] as const;

@@ -1,4 +1,5 @@
 import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
+import { checkAttachments, MAX_ATTACHMENTS, type Attachment } from '../../core/transactional/attachments';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
 import type { SendRequestBody } from '../../core/transactional/request';
 import { compile, fieldErrorsOf } from '../validation';
@@ -7,11 +8,12 @@ import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 const validateSchema = compile(sendSchema);
 
 /**
- * Validates a send body and returns it normalised (nulls and unknown keys removed, batch_code
- * cleaned). Throws a validation_error whose fields map paths (from.email, recipients[0].to.email)
- * to the spec's codes. The body has passed the door's structure limits, so recursion is bounded.
+ * Validates a send body and returns it normalised (nulls, empty attachments and unknown keys
+ * removed, batch_code cleaned). Throws a validation_error whose fields map paths (from.email,
+ * recipients[0].to.email, attachments[0].data) to the spec's codes, every problem of the body
+ * at once. The body has passed the door's structure limits, so recursion is bounded.
  */
-export function validateSendBody(raw: unknown): SendRequestBody {
+export async function validateSendBody(raw: unknown): Promise<SendRequestBody> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw errors.badRequest('Request body must be a JSON object');
   }
@@ -23,8 +25,16 @@ export function validateSendBody(raw: unknown): SendRequestBody {
   for (const field of NOT_YET_SUPPORTED) {
     if (isPresent(body[field])) add(field, 'invalid_value', 'Not supported yet by this server');
   }
+  // `"attachments": []` means none: not kept, so the stored body holds only what is sent.
+  if (Array.isArray(body.attachments) && body.attachments.length === 0) delete body.attachments;
   if (!validateSchema(body)) {
     for (const [field, error] of Object.entries(fieldErrorsOf(validateSchema.errors))) fields[field] ??= error;
+  }
+  // Content checks of the attachments the schema could read, even when other fields failed (all errors at once).
+  if (Array.isArray(body.attachments) && body.attachments.length <= MAX_ATTACHMENTS) {
+    const readable = body.attachments.map((item, index) => ({ item, index })).filter(({ item }) => isAttachmentShaped(item));
+    const problems = await checkAttachments(readable.map(({ item }) => item as Attachment));
+    for (const problem of problems) add(`attachments[${readable[problem.index].index}].${problem.field}`, 'invalid_value', problem.message);
   }
   const content = body.content as { html?: unknown; text?: unknown } | undefined;
   if (content && typeof content === 'object' && !content.html && !content.text) add('content', 'required_at_least_one');
@@ -41,6 +51,12 @@ export function validateSendBody(raw: unknown): SendRequestBody {
   const valid = body as unknown as SendRequestBody;
   if (valid.batch_code !== undefined) valid.batch_code = valid.batch_code.toLowerCase().replace(/[^a-z0-9]/g, '');
   return valid;
+}
+
+function isAttachmentShaped(item: unknown): item is Attachment {
+  if (typeof item !== 'object' || item === null) return false;
+  const { file_name: fileName, mime_type: mimeType, data } = item as Record<string, unknown>;
+  return typeof fileName === 'string' && typeof mimeType === 'string' && typeof data === 'string';
 }
 
 /** The Java SDK sends unset collections as [] or {}: those mean absent too. */

@@ -1,25 +1,37 @@
 import type { Client } from '@temporalio/client';
+import { readAccountSettings } from '../account-settings';
 import { newId } from '../ids';
 import type { Store } from '../store';
 import { startTransactionalBatch } from '../temporal';
-import { toStoredFields, type AcceptedRequest } from './request';
+import { countMonthlyMessages } from './monthly-usage';
+import { messageCount, toStoredFields, type AcceptedRequest } from './request';
 
 export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string }
 
 /**
- * Durable acceptance, shared by HTTP and SMTP: record the request (the claim check), then start
- * its workflow. Only when both succeeded is the request accepted; if the start fails the record
- * is removed, so a caller answering 503/451 leaves nothing half-recorded. Returns the request id.
- * Errors are the store's or Temporal's own: callers turn them into the error model (core/faults).
+ * Durable acceptance, shared by HTTP and SMTP (and the opt-in mails): count the request's
+ * messages against the account's monthly limit, record the request (the claim check), then
+ * start its workflow. Only when all succeeded is the request accepted; if a later step fails
+ * the record is removed and the count given back, so a caller answering 503/451 leaves
+ * nothing half-recorded or counted. Returns the request id. Over the limit: 503 naming the
+ * MONTHLY limit. Other errors are the store's or Temporal's own: callers turn them into the
+ * error model (core/faults). `monthlyLimit` saves a read when the caller has the settings.
  */
-export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedRequest): Promise<string> {
+export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedRequest, known?: { monthlyLimit: number | null }): Promise<string> {
   const requestId = newId();
   const { account } = request;
-  await deps.store.sendRequests.insertOne({ _id: requestId, ...toStoredFields(request), acceptedAt: new Date() });
+  const monthlyLimit = known ? known.monthlyLimit : (await readAccountSettings(deps.store, account))?.monthlyLimit ?? null;
+  const counted = await countMonthlyMessages(deps.store, account, messageCount(request), monthlyLimit);
   try {
-    await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId });
+    await deps.store.sendRequests.insertOne({ _id: requestId, ...toStoredFields(request), acceptedAt: new Date() });
+    try {
+      await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId });
+    } catch (error) {
+      await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
+      throw error;
+    }
   } catch (error) {
-    await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
+    await counted.giveBack().catch(() => undefined);
     throw error;
   }
   return requestId;

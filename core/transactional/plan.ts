@@ -2,6 +2,7 @@ import type { SendMailOptions } from 'nodemailer';
 import type { EventSubject } from '../events';
 import { derivedId } from '../ids';
 import type { SendRequestDoc } from '../store';
+import { contentTypeOf } from './attachments';
 import { batchId, readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
 
 /** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
@@ -39,6 +40,7 @@ function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHo
 }
 
 function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: string): PlannedMessage[] {
+  const attachments = attachmentsOf(body);
   return body.recipients.map((recipient, index) => {
     const mailId = derivedId('mail', request._id, String(index));
     return {
@@ -61,6 +63,7 @@ function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: strin
         html: body.content.html,
         text: body.content.text,
         headers: body.headers,
+        attachments,
       },
     };
   });
@@ -78,6 +81,19 @@ function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, mtaHost: 
       mail: { envelope: { from: submission.mailFrom, to: [email] }, raw },
     };
   });
+}
+
+/**
+ * The request's attachments, decoded once and shared by all its messages (nodemailer only reads
+ * them). Checked at the door, so the name is safe in headers and names the content's format;
+ * the Content-Type is that format's own, never the client's string.
+ */
+function attachmentsOf(body: SendRequestBody): SendMailOptions['attachments'] {
+  return body.attachments?.map((attachment) => ({
+    filename: attachment.file_name,
+    content: Buffer.from(attachment.data, 'base64'),
+    contentType: contentTypeOf(attachment.file_name),
+  }));
 }
 
 function formatAddress(address: Address) {

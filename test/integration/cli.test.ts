@@ -17,7 +17,7 @@ function herald(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number;
   });
 }
 
-describe('herald account create', () => {
+describe('the herald command (accounts and users)', () => {
   const database = `herald_cli_${newId().slice(0, 8)}`;
   const env = { ...process.env, HERALD_MONGODB_DATABASE: database };
   let client: MongoClient;
@@ -88,6 +88,65 @@ describe('herald account create', () => {
     const result = await herald(['frobnicate'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage');
+  });
+
+  it('sets and shows an account\'s sending policy, never its keys', async () => {
+    const created = JSON.parse((await herald(['account', 'create', 'policy1'], env)).stdout);
+    const shown = await herald(['account', 'show', 'policy1'], env);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [] });
+
+    const set = await herald(['account', 'set', 'policy1', '--attachments', 'on', '--monthly-limit', '50000',
+      '--sender-domain', 'Shop.Example.COM', '--sender-domain', 'news.example.com', '--sender-domain', 'shop.example.com'], env);
+    expect(set.code).toBe(0);
+    const expected = { account: 'policy1', attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'] };
+    expect(JSON.parse(set.stdout)).toEqual(expected);
+    expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual(expected);
+    expect(shown.stdout + set.stdout).not.toContain(created.apiKey.slice(-20));
+    expect(shown.stdout + set.stdout).not.toContain(created.transactionalKey.slice(-20));
+    const doc = await client.db(database).collection('accounts').findOne({ _id: 'policy1' as never });
+    expect(doc!.settings).toEqual({ attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'] });
+
+    // Options not given stay; --sender-domain replaces the whole list.
+    const replaced = await herald(['account', 'set', 'policy1', '--sender-domain', 'other.example'], env);
+    expect(JSON.parse(replaced.stdout)).toEqual({ ...expected, senderDomains: ['other.example'] });
+    const cleared = await herald(['account', 'set', 'policy1', '--no-sender-domains', '--monthly-limit', 'none', '--attachments', 'off'], env);
+    expect(JSON.parse(cleared.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [] });
+    expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [] });
+  });
+
+  it.each([
+    [['account', 'set', 'policy2'], 'at least one option'],
+    [['account', 'set'], 'account name'],
+    [['account', 'set', '--attachments', 'on'], 'account name'],
+    [['account', 'set', 'Policy2', '--attachments', 'on'], 'not an account name'],
+    [['account', 'set', 'policy2', '--attachments', 'yes'], '--attachments takes on or off'],
+    [['account', 'set', 'policy2', '--attachments'], '--attachments needs a value'],
+    [['account', 'set', 'policy2', '--attachments', 'on', '--attachments', 'off'], 'given twice'],
+    [['account', 'set', 'policy2', '--monthly-limit', '-5'], 'whole number'],
+    [['account', 'set', 'policy2', '--monthly-limit', '1.5'], 'whole number'],
+    [['account', 'set', 'policy2', '--monthly-limit', 'lots'], 'whole number'],
+    [['account', 'set', 'policy2', '--sender-domain', 'user@example.com'], 'not a domain name'],
+    [['account', 'set', 'policy2', '--sender-domain', 'localhost'], 'not a domain name'],
+    [['account', 'set', 'policy2', '--sender-domain', '{"$ne":1}'], 'not a domain name'],
+    [['account', 'set', 'policy2', '--sender-domain', 'a.example', '--no-sender-domains'], 'contradict'],
+    [['account', 'set', 'policy2', '--frobnicate'], 'unknown option'],
+    [['account', 'show', 'policy2', '--attachments', 'on'], 'only an account name'],
+  ])('refuses %j with a usage error (exit 2)', async (args, message) => {
+    const result = await herald(args, env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('herald account set <name>');
+  });
+
+  it('says so for the settings of an account that does not exist (exit 1)', async () => {
+    for (const args of [['account', 'show', 'nosuch1'], ['account', 'set', 'nosuch1', '--attachments', 'on']]) {
+      const result = await herald(args, env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('No account "nosuch1"');
+    }
+    expect(await client.db(database).collection('accounts').countDocuments({ _id: 'nosuch1' as never })).toBe(0);
   });
 
   it('without MONGODB_URI, opens the data folder\'s own embedded store (and it persists)', async () => {
