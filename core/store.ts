@@ -133,6 +133,10 @@ export interface SendRequestDoc {
   raw?: Binary;
   /** Herald's own mail: an opt-in confirmation goes out whatever the suppression list says. */
   purpose?: 'optin-confirmation';
+  /** The batch id of its events (`DELETE /v1/mail/batches/{batch_id}` cancels by it). */
+  batchId: string;
+  /** launch_date: sent then, not before. */
+  launchAt?: Date;
   acceptedAt: Date;
 }
 
@@ -339,6 +343,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.contacts.createIndex({ account: 1, lists: 1 }),
     store.contacts.createIndex({ account: 1, 'interests.id': 1 }),
     store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
+    store.sendRequests.createIndex({ account: 1, batchId: 1 }),
     store.messages.createIndex({ account: 1, requestId: 1 }),
     store.events.createIndex({ track_id: 1 }, { unique: true }),
     store.events.createIndex({ account: 1, _id: 1 }),

@@ -20,7 +20,7 @@ export async function connectTemporal(address: string, namespace: string): Promi
  * and an existing execution with that id counts as success: a retried start is harmless.
  */
 export async function startTransactionalBatch(
-  client: Client, taskQueue: string, input: TransactionalBatchInput,
+  client: Client, taskQueue: string, input: TransactionalBatchInput, batchId: string,
 ): Promise<string> {
   const workflowId = workflowIds.transactional(input.account, input.requestId);
   try {
@@ -32,7 +32,7 @@ export async function startTransactionalBatch(
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
         { key: searchAttributeKeys.account, value: input.account },
-        { key: searchAttributeKeys.batch, value: input.requestId },
+        { key: searchAttributeKeys.batch, value: batchId },
       ],
       staticSummary: `Transactional send ${input.requestId} for ${input.account}`,
     }));

@@ -59,7 +59,7 @@ export function createSmtpServer(deps: SmtpDeps): SMTPServer {
           raw: Buffer.concat(chunks),
         };
         try {
-          const requestId = await acceptSendRequest(deps, { account, source: 'smtp', submission });
+          const { requestId } = await acceptSendRequest(deps, { account, source: 'smtp', submission });
           deps.logger.info({ account, sendRequest: requestId, recipients: submission.rcptTo.length }, 'smtp message accepted');
           callback(null, `Queued as ${requestId}`);
         } catch (error) {

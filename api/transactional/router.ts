@@ -7,7 +7,9 @@ import { DEFAULT_LIMITS } from '../../core/limits';
 import { ALLOWED_HEADERS } from '../../core/transactional/headers';
 import type { Store } from '../../core/store';
 import { acceptSendRequest } from '../../core/transactional/accept';
-import { batchId, type SendRequestBody } from '../../core/transactional/request';
+import { cancelBatch } from '../../core/transactional/cancel-batch';
+import { claimKey } from '../../core/transactional/idempotency';
+import type { SendRequestBody } from '../../core/transactional/request';
 import { ATTACHMENT_EXTENSIONS, MAX_ATTACHMENTS } from '../../core/transactional/attachments';
 import { readBody } from '../middleware/body';
 import type { OperationSpec } from '../openapi/operation';
@@ -35,13 +37,33 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
     const settings = await readAccountSettings(deps.store, account);
     if (!settings) throw errors.unauthorized('Invalid API key'); // the account was removed after the key was read
     enforceSendPolicy(settings, account, body);
-    // The monthly limit is counted (and given back on failure) in acceptSendRequest, for every send path.
-    const requestId = await acceptSendRequest(deps, { account, source: 'http', body }, settings);
-    ctx.state.log.info({ account, sendRequest: requestId, recipients: body.recipients.length }, 'send accepted');
+    // A retry with the Idempotency-Key of an accepted request gets that request's answer, and starts nothing.
+    const key = ctx.get('idempotency-key');
+    const claim = key ? await claimKey(deps.store, account, key, JSON.stringify(body)) : undefined;
+    let accepted = claim?.replay;
+    if (!accepted) {
+      try {
+        // The monthly limit is counted (and given back on failure) in acceptSendRequest, for every send path.
+        accepted = await acceptSendRequest(deps, { account, source: 'http', body }, settings);
+      } catch (error) {
+        await claim?.release().catch(() => undefined);
+        throw error;
+      }
+      await claim?.settle(accepted);
+      ctx.state.log.info({ account, sendRequest: accepted.requestId, recipients: body.recipients.length }, 'send accepted');
+    }
     ctx.status = 202;
     // The body stays exactly the original's; the batch id (for cancelling, and the events) comes in a header.
-    ctx.set('Herald-Batch-Id', batchId(account, requestId, body.batch_code));
+    ctx.set('Herald-Batch-Id', accepted.batchId);
     ctx.body = { success: true, data: '' };
+  });
+
+  // Cancels every request of the batch not yet sent: each workflow stops before its next message
+  // and records what was not sent as dropped. Already finished requests are left as they are.
+  router.delete('/mail/batches/:batchId', transactionalAuth(deps.store), async (ctx) => {
+    const account: string = ctx.state.account;
+    const requests = await cancelBatch(deps, account, ctx.params.batchId);
+    ctx.body = { success: true, data: { batch_id: ctx.params.batchId, requests } };
   });
 
   return router;
@@ -63,10 +85,20 @@ export const sendOperations: OperationSpec[] = [{
     'attachments when the account does not allow them (403 `forbidden`); its monthly limit, counted in messages (one per `recipients` element) per calendar month in UTC',
     '(503 `service_unavailable` naming the MONTHLY limit; a request that does not fit counts nothing); then acceptance (202).',
     'The answer carries the batch id of the events in a `Herald-Batch-Id` header: `<account>_transactional_<batch_code or request id>`.',
+    '`launch_date` (ISO 8601 with `Z` or an offset) holds the request until then, at any horizon; a past one sends at once.',
+    'An `Idempotency-Key` header (1 to 255 characters) makes a retry start nothing twice: the same key with the same body within 24 hours is answered as the first',
+    'request was (202 and its `Herald-Batch-Id`); with another body 400 `bad_request`; while the first is still being accepted 503 (retry).',
   ].join(' '),
   body: sendSchema,
   status: 202, response: 'Accepted',
   responseSchema: { type: 'object', required: ['success', 'data'], properties: { success: { const: true }, data: { const: '' } } },
+}, {
+  method: 'delete', path: '/v1/mail/batches/{batchId}', id: 'cancelBatch', tag: 'Transactional', auth: 'transactional',
+  summary: 'Cancel every not-yet-sent request of a batch',
+  description: 'A request waiting for its `launch_date` is not sent; one being sent stops before its next message. What was not sent is recorded '
+    + 'as dropped (`track.mail.dropped`). Requests already sent are left as they are. The batch id is the `Herald-Batch-Id` of the send '
+    + '(`<account>_transactional_<batch_code or request id>`); an unknown one cancels nothing.',
+  status: 200, response: '`{"success": true, "data": {"batch_id", "requests"}}`: how many requests were asked to stop',
 }];
 
 /** The account's policy (core/account-settings.ts): 403 forbidden when the send breaks it. */

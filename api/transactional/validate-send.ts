@@ -1,7 +1,7 @@
 import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
 import { checkAttachments, MAX_ATTACHMENTS, type Attachment } from '../../core/transactional/attachments';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
-import type { SendRequestBody } from '../../core/transactional/request';
+import { launchInstant, type SendRequestBody } from '../../core/transactional/request';
 import { compile, fieldErrorsOf } from '../validation';
 import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
 
@@ -35,6 +35,9 @@ export async function validateSendBody(raw: unknown): Promise<SendRequestBody> {
     const readable = body.attachments.map((item, index) => ({ item, index })).filter(({ item }) => isAttachmentShaped(item));
     const problems = await checkAttachments(readable.map(({ item }) => item as Attachment));
     for (const problem of problems) add(`attachments[${readable[problem.index].index}].${problem.field}`, 'invalid_value', problem.message);
+  }
+  if (typeof body.launch_date === 'string' && !fields.launch_date && Number.isNaN(launchInstant(body.launch_date))) {
+    add('launch_date', 'invalid_value', 'Not a real date and time');
   }
   const content = body.content as { html?: unknown; text?: unknown } | undefined;
   if (content && typeof content === 'object' && !content.html && !content.text) add('content', 'required_at_least_one');

@@ -4,9 +4,12 @@ import { newId } from '../ids';
 import type { Store } from '../store';
 import { startTransactionalBatch } from '../temporal';
 import { countMonthlyMessages } from './monthly-usage';
-import { messageCount, toStoredFields, type AcceptedRequest } from './request';
+import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
 
 export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string }
+
+/** The accepted request's id and the batch id its events carry. */
+export interface AcceptedIds { requestId: string; batchId: string }
 
 /**
  * Durable acceptance, shared by HTTP and SMTP (and the opt-in mails): count the request's
@@ -17,15 +20,19 @@ export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string 
  * MONTHLY limit. Other errors are the store's or Temporal's own: callers turn them into the
  * error model (core/faults). `monthlyLimit` saves a read when the caller has the settings.
  */
-export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedRequest, known?: { monthlyLimit: number | null }): Promise<string> {
+export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedRequest, known?: { monthlyLimit: number | null }): Promise<AcceptedIds> {
   const requestId = newId();
   const { account } = request;
+  const ids = { requestId, batchId: batchId(account, requestId, request.source === 'http' ? request.body.batch_code : undefined) };
+  const launchAt = request.source === 'http' && request.body.launch_date ? new Date(launchInstant(request.body.launch_date)) : undefined;
   const monthlyLimit = known ? known.monthlyLimit : (await readAccountSettings(deps.store, account))?.monthlyLimit ?? null;
   const counted = await countMonthlyMessages(deps.store, account, messageCount(request), monthlyLimit);
   try {
-    await deps.store.sendRequests.insertOne({ _id: requestId, ...toStoredFields(request), acceptedAt: new Date() });
+    await deps.store.sendRequests.insertOne({
+      _id: requestId, ...toStoredFields(request), batchId: ids.batchId, ...(launchAt ? { launchAt } : {}), acceptedAt: new Date(),
+    });
     try {
-      await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId });
+      await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId, ...(launchAt ? { launchAt: launchAt.toISOString() } : {}) }, ids.batchId);
     } catch (error) {
       await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
       throw error;
@@ -34,5 +41,5 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
     await counted.giveBack().catch(() => undefined);
     throw error;
   }
-  return requestId;
+  return ids;
 }

@@ -26,11 +26,24 @@ export interface SendRequestBody {
   substitutions?: Record<string, unknown>;
   tags?: string[];
   batch_code?: string;
+  /** ISO 8601 with Z or an offset: the request waits for it (launchInstant). */
+  launch_date?: string;
 }
 
 /** `<account>_transactional_<batch_code>`; requests without a code get their own id as the code. */
 export function batchId(account: string, requestId: string, batchCode: string | undefined): string {
   return `${account}_transactional_${batchCode || requestId}`;
+}
+
+/** The instant of a launch_date the schema's pattern let through (NaN for impossible dates such as 2026-02-30). */
+export function launchInstant(value: string): number {
+  const iso = value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return NaN;
+  // Date.parse rolls 2026-02-30 over to March: the local calendar date must come back unchanged.
+  const zone = /([+-])(\d{2}):(\d{2})$/.exec(iso);
+  const offsetMinutes = zone ? (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3])) : 0;
+  return new Date(time + offsetMinutes * 60_000).toISOString().slice(0, 10) === value.slice(0, 10) ? time : NaN;
 }
 
 /** A message accepted over SMTP: sent as submitted, one copy per envelope recipient. */

@@ -33,7 +33,7 @@ const attempt = (n: number) => new MockActivityEnvironment({ attempt: n });
 it('on a retry, sends only what the ledger lacks, with the same Message-ID, and restores lost events', async () => {
   const requestId = newId();
   await store.sendRequests.insertOne({
-    _id: requestId, acceptedAt: new Date(),
+    _id: requestId, acceptedAt: new Date(), batchId: `acme_transactional_${requestId}`,
     ...toStoredFields({
       account: 'acme', source: 'http', body: {
         from: { email: 'shop@example.com' }, subject: 'Receipt', content: { text: 'thanks' },
@@ -73,7 +73,7 @@ it('on a retry, sends only what the ledger lacks, with the same Message-ID, and 
 async function storedRequest(emails: string[]): Promise<{ account: string; requestId: string }> {
   const requestId = newId();
   await store.sendRequests.insertOne({
-    _id: requestId, acceptedAt: new Date(),
+    _id: requestId, acceptedAt: new Date(), batchId: `acme_transactional_${requestId}`,
     ...toStoredFields({
       account: 'acme', source: 'http', body: {
         from: { email: 'shop@example.com' }, subject: 'Receipt', content: { text: 'thanks' }, recipients: emails.map((email) => ({ to: { email } })),
