@@ -5,6 +5,7 @@ import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
+import { runRender } from './render';
 import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
@@ -22,6 +23,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'contacts-api': () => runContactsApi(),
   // A 100k-row contacts import end to end over HTTP, beside the store's own bulk insert rate.
   'contacts-import': () => runContactsImport(),
+  // The substitution language: renders/s of a 20 KB HTML with 10 substitutions, on one core.
+  render: () => runRender(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */
