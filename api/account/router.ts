@@ -15,6 +15,7 @@ import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
 import { taskRoutes } from './tasks';
+import { templateRoutes } from './templates';
 import { userRoutes } from './users';
 
 export interface AccountApiDeps { store: Store; temporal: Client; taskQueue: string }
@@ -35,6 +36,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);
   fieldRoutes(scoped, deps.store);
+  templateRoutes(scoped, deps.store);
   contactRoutes(scoped, deps.store);
   contactExportRoutes(scoped, deps);
   taskRoutes(scoped, deps);

@@ -11,6 +11,7 @@ import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { loginOperations } from '../account/login';
 import { taskOperations } from '../account/tasks';
+import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
 import { healthOperations } from '../health';
 import { optinOperations } from '../optin/router';
@@ -30,6 +31,7 @@ export const operations: OperationSpec[] = [
   ...listOperations,
   ...interestOperations,
   ...fieldOperations,
+  ...templateOperations,
   ...contactOperations,
   ...contactExportOperations,
   ...contactImportOperations,

@@ -15,6 +15,7 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   memberId: id('list or interest'),
   ref: { schema: { type: 'string' }, description: 'The contact\'s id, or its email address.' },
   fileName: { schema: { type: 'string', pattern: FILE_NAME.source }, description: 'The file\'s name, as its task\'s `parameters.fileName` gives it.' },
+  templatePath: { schema: { type: 'string', pattern: '^\\d+(/\\d+)?$' }, description: 'A template\'s or folder\'s id without its leading slash (`12`, or `3/12` inside the folder `/3`): it may span two path segments.' },
   batchId: { schema: { type: 'string', maxLength: 200 }, description: 'A send\'s `Herald-Batch-Id`: `<account>_transactional_<batch_code or request id>`.' },
 };
 

@@ -35,7 +35,7 @@ function appRoutes(): Map<string, string[]> {
   for (const middleware of app.middleware) {
     const router = (middleware as { router?: Router }).router;
     for (const layer of router?.stack ?? []) {
-      const openapiPath = String(layer.path).replace(/:(\w+)/g, '{$1}');
+      const openapiPath = String(layer.path).replace(/[:*](\w+)/g, '{$1}'); // *name: a wildcard spanning segments
       const permissions = layer.stack.flatMap((fn) => ('permission' in fn ? [String(fn.permission)] : []));
       // Middleware (no methods) is not a route; HEAD is the GET that koa-router adds.
       for (const method of layer.methods.filter((m) => m !== 'HEAD')) routes.set(`${method} ${openapiPath}`, permissions);
