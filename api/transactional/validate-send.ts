@@ -1,6 +1,7 @@
 import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
 import { checkAttachments, MAX_ATTACHMENTS, type Attachment } from '../../core/transactional/attachments';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
+import { templateErrors } from '../../core/transactional/personalise';
 import { launchInstant, type SendRequestBody } from '../../core/transactional/request';
 import { compile, fieldErrorsOf } from '../validation';
 import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
@@ -48,6 +49,10 @@ export async function validateSendBody(raw: unknown): Promise<SendRequestBody> {
         add(`headers.${name}`, 'invalid_value', 'Only X- headers and List-Id, List-Help, List-Archive, List-Owner, List-Post, References, In-Reply-To, Keywords, Comments may be set');
       }
     }
+  }
+  // Templates of the substitution language: a malformed one is refused now, not at send time.
+  if (Object.keys(fields).length === 0) {
+    for (const [field, reason] of Object.entries(templateErrors(body as unknown as SendRequestBody))) add(field, 'invalid_value', reason);
   }
   if (Object.keys(fields).length > 0) throw errors.validation(fields);
 

@@ -4,6 +4,7 @@ import { derivedId } from '../ids';
 import type { SendRequestDoc } from '../store';
 import { contentTypeOf } from './attachments';
 import { batchId, readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
+import { personalise } from './personalise';
 
 /** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
 export interface PlannedMessage {
@@ -43,6 +44,7 @@ function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: strin
   const attachments = attachmentsOf(body);
   return body.recipients.map((recipient, index) => {
     const mailId = derivedId('mail', request._id, String(index));
+    const copy = personalise(body, recipient);
     return {
       mailId,
       requestId: request._id,
@@ -59,10 +61,10 @@ function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: strin
         to: formatAddress(recipient.to),
         cc: recipient.cc?.map(formatAddress),
         bcc: recipient.bcc?.map(formatAddress),
-        subject: body.subject,
-        html: body.content.html,
-        text: body.content.text,
-        headers: body.headers,
+        subject: copy.subject,
+        html: copy.html,
+        text: copy.text,
+        headers: copy.headers,
         attachments,
       },
     };

@@ -62,9 +62,10 @@ it('keeps every rule under fuzzed input: no 5xx, JSON in the interface shape, st
   expect(stored.length).toBeGreaterThan(0); // some fuzzed bodies are valid and accepted
   for (const doc of stored) {
     // Opt-in confirmations (the fuzzed opt-in forms send them) are marked as Herald's own mail.
-    const { purpose, ...fields } = doc;
-    expect(Object.keys(fields).sort()).toEqual(['_id', 'acceptedAt', 'account', 'payload', 'source']);
+    const { purpose, launchAt, ...fields } = doc;
+    expect(Object.keys(fields).sort()).toEqual(['_id', 'acceptedAt', 'account', 'batchId', 'payload', 'source']);
     expect([undefined, 'optin-confirmation']).toContain(purpose);
+    expect(launchAt === undefined || launchAt instanceof Date).toBe(true);
     const body = readHttpBody(doc);
     expect(() => checkStructure(body)).not.toThrow();
     if (!storedBodyIsValid(body)) throw new Error(`stored body outside the schema: ${JSON.stringify(storedBodyIsValid.errors)}`);

@@ -75,7 +75,7 @@ it('stores only validated fields: unknown keys are dropped, the body is one JSON
   };
   expect((await send(body)).status).toBe(202);
   const doc = await herald.services.store.sendRequests.findOne({ account: account.account, payload: { $regex: 'strip@example.net' } });
-  expect(Object.keys(doc!).sort()).toEqual(['_id', 'acceptedAt', 'account', 'payload', 'source']);
+  expect(Object.keys(doc!).sort()).toEqual(['_id', 'acceptedAt', 'account', 'batchId', 'payload', 'source']);
   expect(typeof doc!.payload).toBe('string');
   expect(readHttpBody(doc!)).toEqual({
     ...minimal('strip@example.net'),
