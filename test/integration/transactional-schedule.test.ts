@@ -3,7 +3,7 @@
 // sends nothing, and a retried request with the same key is answered as the first and starts
 // nothing twice. (The month-long timer itself is in test/workflows, with time skipping.)
 import type { NewAccount } from '../../core/accounts';
-import type { EventDoc } from '../../core/store';
+import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 
@@ -22,15 +22,7 @@ const send = (json: Json, headers: Record<string, string> = {}) =>
 const cancel = (batchId: string, key = acme.transactionalKey) =>
   callHerald(herald.baseUrl, 'DELETE', `/v1/mail/batches/${encodeURIComponent(batchId)}`, { headers: { authorization: `Bearer ${key}` } });
 
-async function eventsOf(batchId: string, count: number): Promise<EventDoc[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const events = await herald.services.store.events.find({ account: acme.account, batch_id: batchId }).toArray();
-    if (events.length >= count) return events;
-    if (Date.now() > deadline) throw new Error(`expected ${count} events for ${batchId}, got ${events.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const eventsOf = (batchId: string, count: number) => batchEvents(herald.services.store, acme.account, batchId, count);
 const delivered = (to: string) => herald.sink.received.filter((m) => m.rcptTo.includes(to)).length;
 
 it('holds a request with a future launch_date, and a cancelled batch sends nothing and records its messages as dropped', async () => {

@@ -3,6 +3,7 @@
 // the other recipients of the same request get theirs.
 import type { NewAccount } from '../../core/accounts';
 import type { EventDoc } from '../../core/store';
+import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 
@@ -21,16 +22,7 @@ const send = (emails: string[]) => callHerald(herald.baseUrl, 'POST', '/v1/mail/
   json: { from: { email: 'shop@example.com' }, subject: 'News', content: { text: 'Hello' }, recipients: emails.map((email) => ({ to: { email } })) },
 });
 
-/** The events of the request whose batch id the answer named, once `count` have been recorded. */
-async function eventsOf(batchId: string, count: number): Promise<EventDoc[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const events = await herald.services.store.events.find({ account: acme.account, batch_id: batchId }).toArray();
-    if (events.length >= count) return events;
-    if (Date.now() > deadline) throw new Error(`expected ${count} events for ${batchId}, got ${events.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const eventsOf = (batchId: string, count: number) => batchEvents(herald.services.store, acme.account, batchId, count);
 const byEmail = (events: EventDoc[]) => Object.fromEntries(events.map((e) => [e.email, e.track_type]));
 
 it('drops a send to a contact unsubscribed through the API and sends the others', async () => {
