@@ -4,8 +4,7 @@ import type { Transporter } from 'nodemailer';
 import { dkimSigningFor } from '../core/dkim';
 import { buildEvent, recordEvents } from '../core/events';
 import type { EventDoc, MessageDoc, Store } from '../core/store';
-import { messageIdOf, planMessages, type PlannedMessage } from '../core/transactional/plan';
-import { readHttpBody, readSmtpSubmission } from '../core/transactional/request';
+import { messageIdOf, planRequest, type PlannedMessage } from '../core/transactional/plan';
 import { suppress, suppressedAmong } from '../core/suppressions';
 import { classifyRelayFailure } from '../core/transport';
 import type { TransactionalBatchInput } from '../core/workflow-contracts';
@@ -32,18 +31,23 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
     const request = await store.sendRequests.findOne({ _id: input.requestId, account: input.account });
     // Only when the API's start timed out after Temporal took it: the client got 503 and retries.
     if (!request) throw ApplicationFailure.nonRetryable(`send request ${input.requestId} not found`, REQUEST_NOT_FOUND);
-    const plan = planMessages(request, mtaHost);
-    // Signed with the DKIM key of the sender's domain, when the account has one (core/dkim.ts).
-    const from = request.source === 'smtp' ? readSmtpSubmission(request).mailFrom : readHttpBody(request).from.email;
-    const dkim = await dkimSigningFor(store, input.account, from);
-    if (dkim) for (const message of plan) message.mail.dkim = dkim;
+    const plan = planRequest(request, mtaHost);
     const done = await store.messages
-      .find({ _id: { $in: plan.map((p) => p.mailId) }, account: input.account })
+      .find({ _id: { $in: plan.mailIds }, account: input.account })
       .project<Pick<MessageDoc, '_id' | 'event'>>({ _id: 1, event: 1 })
       .toArray();
     const doneIds = new Set(done.map((d) => d._id));
+    // Only the messages still to send are built (rendered); signed with the DKIM key of the
+    // sender's domain when the account has one (core/dkim.ts).
+    const dkim = await dkimSigningFor(store, input.account, plan.sender);
+    const pending = plan.mailIds.flatMap((mailId, index) => {
+      if (doneIds.has(mailId)) return [];
+      const message = plan.message(index);
+      if (dkim) message.mail.dkim = dkim;
+      return [message];
+    });
     return {
-      pending: plan.filter((p) => !doneIds.has(p.mailId)), doneEvents: done.map((d) => d.event), total: plan.length,
+      pending, doneEvents: done.map((d) => d.event), total: plan.mailIds.length,
       // A confirmation the visitor just asked for goes out even to an address that unsubscribed.
       checksSuppression: request.purpose !== 'optin-confirmation',
     };
@@ -76,6 +80,20 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
    */
   async function recordLedgerEvents(events: EventDoc[]) {
     await recordEvents(store, events.map((event) => ({ ...event, _id: new ObjectId() })));
+  }
+
+  /** Every message the ledger does not show as done ends with this outcome and its event: none is sent. */
+  async function recordUnsent(
+    input: TransactionalBatchInput, status: MessageDoc['status'], relayResponse: string, eventOf: (message: PlannedMessage, at: Date) => EventDoc,
+  ): Promise<{ sent: number; failed: number }> {
+    const { pending, doneEvents, total } = await pendingMessages(input);
+    await recordLedgerEvents(doneEvents);
+    const at = new Date();
+    for (const message of pending) {
+      message.subject.sent_timestamp = at;
+      await recordOutcome(message, status, relayResponse, eventOf(message, at));
+    }
+    return { sent: total - pending.length, failed: pending.length };
   }
 
   return {
@@ -145,29 +163,15 @@ export function createTransactionalActivities(deps: TransactionalDeps) {
 
     /** After retries ran out: every unsent message gets a soft bounce event, so none is silently lost. */
     async recordUnsentAsFailed(input: TransactionalBatchInput & { reason: string }): Promise<{ sent: number; failed: number }> {
-      const { pending, doneEvents, total } = await pendingMessages(input);
-      await recordLedgerEvents(doneEvents);
-      const at = new Date();
-      for (const message of pending) {
-        const bounce = buildEvent('track.mail.bounced', message.subject, at, 'gave-up', {
-          bounce_type: 'soft',
-          message: `not sent: ${input.reason}`.slice(0, 500),
-        });
-        await recordOutcome(message, 'failed', input.reason, bounce);
-      }
-      return { sent: total - pending.length, failed: pending.length };
+      return recordUnsent(input, 'failed', input.reason, (message, at) => buildEvent('track.mail.bounced', message.subject, at, 'gave-up', {
+        bounce_type: 'soft',
+        message: `not sent: ${input.reason}`.slice(0, 500),
+      }));
     },
 
     /** A request cancelled before it was sent: every unsent message is dropped (an event each), none is sent. */
     async recordCancelled(input: TransactionalBatchInput): Promise<{ sent: number; failed: number }> {
-      const { pending, doneEvents, total } = await pendingMessages(input);
-      await recordLedgerEvents(doneEvents);
-      const at = new Date();
-      for (const message of pending) {
-        message.subject.sent_timestamp = at;
-        await recordOutcome(message, 'dropped', 'cancelled', buildEvent('track.mail.dropped', message.subject, at, 'cancelled'));
-      }
-      return { sent: total - pending.length, failed: pending.length };
+      return recordUnsent(input, 'dropped', 'cancelled', (message, at) => buildEvent('track.mail.dropped', message.subject, at, 'cancelled'));
     },
   };
 }

@@ -22,15 +22,22 @@ export const TRANSACTIONAL_TYPES: Record<ErrorCode, string> = {
   [ErrorCode.PasswordExpired]: 'password_expired',
 };
 
-/** The transactional API (/v1): `{success, error: {status, type, message, errors?}}`, codes per field. */
+/** A message's room for the reasons of invalid fields (a template's line and column, an attachment's format). */
+const MAX_REASONS_LENGTH = 2000;
+
+/**
+ * The transactional API (/v1): `{success, error: {status, type, message, errors?}}`. `errors`
+ * holds only a code per field, as the spec shapes it, so each field's reason goes in `message`.
+ */
 export const renderTransactional: ErrorRenderer = (ctx, error) => {
   const fields = error.extra.fields;
+  const reasons = fields && Object.entries(fields).map(([field, f]) => `${field}: ${f.message}`).join('; ');
   respond(ctx, error, {
     success: false,
     error: {
       status: error.status,
       type: TRANSACTIONAL_TYPES[error.code],
-      message: error.message,
+      message: reasons ? `${error.message}. ${reasons}`.slice(0, MAX_REASONS_LENGTH) : error.message,
       ...(fields ? { errors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.code])) } : {}),
     },
   });

@@ -51,9 +51,7 @@ export async function validateSendBody(raw: unknown): Promise<SendRequestBody> {
     }
   }
   // Templates of the substitution language: a malformed one is refused now, not at send time.
-  if (Object.keys(fields).length === 0) {
-    for (const [field, reason] of Object.entries(templateErrors(body as unknown as SendRequestBody))) add(field, 'invalid_value', reason);
-  }
+  for (const [field, reason] of Object.entries(templateErrors(body))) add(field, 'invalid_value', reason);
   if (Object.keys(fields).length > 0) throw errors.validation(fields);
 
   const valid = body as unknown as SendRequestBody;

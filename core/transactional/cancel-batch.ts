@@ -1,9 +1,9 @@
 // DELETE /v1/mail/batches/{batch_id}: cancels the workflow of every request of the batch. A
 // workflow waiting for its launch_date ends without sending; one sending stops before its next
 // message; either records what it did not send as dropped (workflows/transactional-batch.ts). A
-// request already finished is not touched. Without a batch_code a batch is one request, whose id
-// the batch id ends with; with one, the account's requests are looked up by batch id (an index
-// on a real MongoDB; a scan on the embedded store, where this rare call can afford it).
+// request already finished is not touched. The account's requests are looked up by the batch id
+// they were stored with (an index on a real MongoDB; a scan on the embedded store, where this rare
+// call can afford it).
 import { requestWorkflowCancel } from '../temporal';
 import { workflowIds } from '../workflow-contracts';
 import type { AcceptDeps } from './accept';

@@ -3,25 +3,30 @@
 // recipients[] element with the batch's substitutions merged with the recipient's (the
 // recipient's objects win). HTML content escapes the values it receives (`?no_esc` opts out); the
 // subject and header values take them on one line. Compiled once per distinct source (cached).
-import { compiledTemplate, mergeModels, TemplateError, type CompiledTemplate, type TemplateOptions } from './dialect';
+import { compiledTemplate, mergeModels, TemplateError, type TemplateOptions } from './dialect';
 import type { Recipient, SendRequestBody } from './request';
 
 const HTML: TemplateOptions = { escape: 'html' };
 const TEXT: TemplateOptions = { escape: 'none' };
 const ONE_LINE: TemplateOptions = { escape: 'none', singleLine: true };
 
-/** Each templated field of the body with the options it is compiled with, by its path in the request. */
-function templatedFields(body: SendRequestBody): Array<[string, string, TemplateOptions]> {
-  return [
-    ['subject', body.subject, ONE_LINE],
-    ...(body.content.html !== undefined ? [['content.html', body.content.html, HTML] as [string, string, TemplateOptions]] : []),
-    ...(body.content.text !== undefined ? [['content.text', body.content.text, TEXT] as [string, string, TemplateOptions]] : []),
-    ...Object.entries(body.headers ?? {}).map(([name, value]) => [`headers.${name}`, value, ONE_LINE] as [string, string, TemplateOptions]),
-  ];
+/**
+ * Each templated field of a body with the options it is compiled with, by its path in the
+ * request. The body may still be invalid elsewhere: only fields that are strings are taken, so a
+ * malformed template is reported beside the other errors of the body.
+ */
+function templatedFields(body: unknown): Array<[string, string, TemplateOptions]> {
+  const { subject, content, headers } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const { html, text } = (typeof content === 'object' && content !== null ? content : {}) as Record<string, unknown>;
+  const fields: Array<[string, unknown, TemplateOptions]> = [['subject', subject, ONE_LINE], ['content.html', html, HTML], ['content.text', text, TEXT]];
+  if (typeof headers === 'object' && headers !== null) {
+    for (const [name, value] of Object.entries(headers)) fields.push([`headers.${name}`, value, ONE_LINE]);
+  }
+  return fields.filter((field): field is [string, string, TemplateOptions] => typeof field[1] === 'string');
 }
 
 /** Compiles every templated field: the fields whose template is malformed, with the reason (line and column). */
-export function templateErrors(body: SendRequestBody): Record<string, string> {
+export function templateErrors(body: unknown): Record<string, string> {
   const problems: Record<string, string> = {};
   for (const [field, source, options] of templatedFields(body)) {
     try {
@@ -36,14 +41,23 @@ export function templateErrors(body: SendRequestBody): Record<string, string> {
 
 export interface Personalised { subject: string; html?: string; text?: string; headers?: Record<string, string> }
 
-/** The recipient's copy of the subject, contents and header values. */
-export function personalise(body: SendRequestBody, recipient: Recipient): Personalised {
-  const model = mergeModels(body.substitutions, recipient.substitutions);
-  const render = (source: string, options: TemplateOptions) => (compiledTemplate(source, options) as CompiledTemplate).render(model);
-  return {
-    subject: render(body.subject, ONE_LINE),
-    ...(body.content.html !== undefined ? { html: render(body.content.html, HTML) } : {}),
-    ...(body.content.text !== undefined ? { text: render(body.content.text, TEXT) } : {}),
-    ...(body.headers ? { headers: Object.fromEntries(Object.entries(body.headers).map(([name, value]) => [name, render(value, ONE_LINE)])) } : {}),
+/**
+ * The request's templates, compiled (or found in the cache) once; the function renders one
+ * recipient's copy of the subject, contents and header values.
+ */
+export function contentRenderer(body: SendRequestBody): (recipient: Recipient) => Personalised {
+  const compile = (source: string | undefined, options: TemplateOptions) => (source === undefined ? undefined : compiledTemplate(source, options));
+  const subject = compiledTemplate(body.subject, ONE_LINE);
+  const html = compile(body.content.html, HTML);
+  const text = compile(body.content.text, TEXT);
+  const headers = body.headers && Object.entries(body.headers).map(([name, value]) => [name, compiledTemplate(value, ONE_LINE)] as const);
+  return (recipient) => {
+    const model = mergeModels(body.substitutions, recipient.substitutions);
+    return {
+      subject: subject.render(model),
+      ...(html ? { html: html.render(model) } : {}),
+      ...(text ? { text: text.render(model) } : {}),
+      ...(headers ? { headers: Object.fromEntries(headers.map(([name, template]) => [name, template.render(model)])) } : {}),
+    };
   };
 }

@@ -59,3 +59,13 @@ it('refuses a malformed template with validation_error naming the field, line an
   expect(Object.keys(answer.body.error.errors).sort()).toEqual(['content.html', 'subject']);
   expect(await herald.services.store.sendRequests.countDocuments({ account: acme.account, payload: { $regex: 'x@example.net' } })).toBe(0);
 });
+
+it('reports a malformed template beside the body\'s other errors, all at once', async () => {
+  const answer = await send({
+    from: { email: 'not an address' }, subject: 'Hi', content: { text: '[#list items]' }, recipients: [{ to: { email: 'y@example.net' } }],
+  });
+  expect(answer.status).toBe(400);
+  expect(answer.body.error.errors).toEqual({ 'from.email': expect.any(String), 'content.text': 'invalid_value' });
+  // The codes are the spec's; the reasons, with the template's line and column, are in the message.
+  expect(answer.body.error.message).toMatch(/content\.text: Line 1, column \d+/);
+});
