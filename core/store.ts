@@ -246,6 +246,36 @@ export interface DkimKeyDoc {
   created: Date;
 }
 
+/** A template or folder of the account (core/templates.ts): ids are paths, `/12` or `/3/12`. */
+export type TemplateType = 'HTML' | 'MJML' | 'FOLDER';
+
+export interface TemplateAddress { email: string; name?: string }
+
+export interface TemplateDoc {
+  _id: string; // `<account>:<number>`
+  account: string;
+  /** From the account's `templates` counter; the last part of the id. */
+  number: number;
+  /** The path: `/<number>` at the top, `/<folder number>/<number>` in a folder. */
+  id: string;
+  /** The parent folder's path, `/` at the top. */
+  location: string;
+  type: TemplateType;
+  name: string;
+  subject: string | null;
+  from: TemplateAddress | null;
+  reply_to: TemplateAddress | null;
+  /** HTML and MJML templates: the HTML a send uses (MJML's compiled output). */
+  html?: string;
+  /** MJML templates: the source as given. */
+  mjml?: string;
+  /** HTML and MJML templates: 1 at creation, +1 for each new body. */
+  version?: number;
+  created: Date;
+  lastModified: Date;
+}
+
+/** What a listing shows: everything but the bodies. */
 /**
  * A pending double opt-in: what a visitor asked for on a list's hosted form, waiting for the
  * click in the confirmation mail (core/optin.ts). `_id` is the SHA-256 of the mail's token (the
@@ -286,6 +316,7 @@ export interface Store {
   events: Collection<EventDoc>;
   optinConfirmations: Collection<OptinConfirmationDoc>;
   dkimKeys: Collection<DkimKeyDoc>;
+  templates: Collection<TemplateDoc>;
   suppressions: Collection<SuppressionDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   tasks: Collection<TaskDoc>;
@@ -316,6 +347,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     events: db.collection('events'),
     optinConfirmations: db.collection('optinConfirmations'),
     dkimKeys: db.collection('dkimKeys'),
+    templates: db.collection('templates'),
     suppressions: db.collection('suppressions'),
     idempotencyKeys: db.collection('idempotencyKeys'),
     tasks: db.collection('tasks'),
@@ -351,6 +383,8 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.optinConfirmations.createIndex({ account: 1, listId: 1, email: 1 }, { unique: true }),
     store.optinConfirmations.createIndex({ account: 1, expiresAt: 1 }),
     store.dkimKeys.createIndex({ account: 1, domain: 1 }, { unique: true }),
+    store.templates.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.templates.createIndex({ account: 1, location: 1, name: 1 }),
     store.tasks.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.tasks.createIndex({ account: 1, created: -1 }),
     store.db.collection('files.files').createIndex({ filename: 1, 'metadata.account': 1 }, { unique: true }),

@@ -9,39 +9,12 @@ import type { Collection, Filter } from 'mongodb';
 import type { Page, PageRequest } from './collections';
 import { nextId } from './counters';
 import { errors, fieldError, type FieldError } from './errors';
-import { isDuplicateKey, type Store } from './store';
+import { isDuplicateKey, type Store, type TemplateAddress, type TemplateDoc, type TemplateType } from './store';
+
 import { compileMjml } from './template-mjml';
 
-export type TemplateType = 'HTML' | 'MJML' | 'FOLDER';
 export const TEMPLATE_TYPES: readonly TemplateType[] = ['HTML', 'MJML', 'FOLDER'];
 
-export interface TemplateAddress { email: string; name?: string }
-
-export interface TemplateDoc {
-  _id: string; // `<account>:<number>`
-  account: string;
-  /** From the account's `templates` counter; the last part of the id. */
-  number: number;
-  /** The path: `/<number>` at the top, `/<folder number>/<number>` in a folder. */
-  id: string;
-  /** The parent folder's path, `/` at the top. */
-  location: string;
-  type: TemplateType;
-  name: string;
-  subject: string | null;
-  from: TemplateAddress | null;
-  reply_to: TemplateAddress | null;
-  /** HTML and MJML templates: the HTML a send uses (MJML's compiled output). */
-  html?: string;
-  /** MJML templates: the source as given. */
-  mjml?: string;
-  /** HTML and MJML templates: 1 at creation, +1 for each new body. */
-  version?: number;
-  created: Date;
-  lastModified: Date;
-}
-
-/** What a listing shows: everything but the bodies. */
 export type TemplateSummary = Omit<TemplateDoc, 'html' | 'mjml'>;
 
 /** A body's limit, in UTF-8 bytes (the send API's limit on content.html). */
@@ -103,34 +76,6 @@ export function normaliseTemplateId(raw: string): string | null {
 
 const pathOf = (location: string, number: number) => `${location === '/' ? '' : location}/${number}`;
 
-// The collection's indexes are made here, not in core/store.ts's ensureIndexes (which is not this
-// module's to change): once per store object, on first use, before any query of this module. A
-// WeakMap keyed by the store, so a test's or a CLI's store of its own gets its indexes too and a
-// closed store is forgotten; a failed attempt is forgotten as well, so the next call retries.
-const indexed = new WeakMap<Store, Promise<void>>();
-
-export function ensureTemplateIndexes(store: Store): Promise<void> {
-  let ready = indexed.get(store);
-  if (!ready) {
-    const collection = store.db.collection<TemplateDoc>('templates');
-    ready = Promise.all([
-      collection.createIndex({ account: 1, id: 1 }, { unique: true }),
-      collection.createIndex({ account: 1, location: 1, name: 1 }),
-      collection.createIndex({ account: 1, name: 1 }),
-    ]).then(() => undefined, (error: unknown) => {
-      indexed.delete(store);
-      throw error;
-    });
-    indexed.set(store, ready);
-  }
-  return ready;
-}
-
-async function templates(store: Store): Promise<Collection<TemplateDoc>> {
-  await ensureTemplateIndexes(store);
-  return store.db.collection<TemplateDoc>('templates');
-}
-
 const WITHOUT_BODIES = { html: 0, mjml: 0 } as const;
 
 /** The record the API shows (the original's, plus version for templates; thumbnail is always null). */
@@ -185,7 +130,7 @@ async function folderStillThere(collection: Collection<TemplateDoc>, account: st
  * taken, so a refused create takes none.
  */
 export async function createTemplate(store: Store, account: string, input: TemplateInput): Promise<TemplateDoc> {
-  const collection = await templates(store);
+  const collection = store.templates;
   const type = input.type.toUpperCase() as TemplateType;
   const location = input.location ?? '/';
   const problems: Record<string, FieldError> = {};
@@ -231,12 +176,12 @@ export async function createTemplate(store: Store, account: string, input: Templ
 
 /** A template or folder with its bodies, by its path id (normalised), or null. */
 export async function findTemplate(store: Store, account: string, id: string): Promise<TemplateDoc | null> {
-  return (await templates(store)).findOne({ account, id });
+  return store.templates.findOne({ account, id });
 }
 
 /** A page of templates and folders, without bodies; sorted by name or created, ties by number. */
 export async function findTemplates(store: Store, account: string, page: PageRequest, filters: TemplateFilters = {}): Promise<Page<TemplateSummary>> {
-  const collection = await templates(store);
+  const collection = store.templates;
   const query: Filter<TemplateDoc> = {
     account,
     ...(filters.types ? { type: { $in: [...filters.types] } } : {}),
@@ -268,7 +213,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * bodies or defaults. Throws 404 when the item moved or vanished meanwhile.
  */
 export async function updateTemplate(store: Store, doc: TemplateDoc, input: TemplateUpdate): Promise<TemplateUpdateResult> {
-  const collection = await templates(store);
+  const collection = store.templates;
   const problems: Record<string, FieldError> = {};
   const folder = doc.type === 'FOLDER';
   unsupported(input, problems);
@@ -338,7 +283,7 @@ const folderNotEmpty = (id: string, count: number) =>
 
 /** Deletes a template, or an empty folder; false when there is none with this id. */
 export async function deleteTemplate(store: Store, account: string, id: string): Promise<boolean> {
-  const collection = await templates(store);
+  const collection = store.templates;
   const doc = await collection.findOne({ account, id });
   if (!doc) return false;
   if (doc.type === 'FOLDER') {
@@ -370,7 +315,7 @@ export interface TemplateForSend { html: string; subject?: string; from?: Templa
 export async function findTemplateForSend(store: Store, account: string, templateId: string): Promise<TemplateForSend | null> {
   const id = normaliseTemplateId(templateId);
   if (!id) return null;
-  const doc = await (await templates(store)).findOne(
+  const doc = await store.templates.findOne(
     { account, id, type: { $in: ['HTML', 'MJML'] } },
     { projection: { html: 1, subject: 1, from: 1, reply_to: 1 } },
   );
