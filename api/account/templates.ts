@@ -4,9 +4,9 @@ import { errors } from '../../core/errors';
 import { htmlToText, previewDocument } from '../../core/template-text';
 import {
   createTemplate, deleteTemplate, findTemplate, findTemplates, FOLDER_PATH, MAX_BODY_BYTES, MAX_SUBJECT_LENGTH, normaliseTemplateId,
-  templateRecord, TYPE_FILTERS, updateTemplate, type TemplateDoc, type TemplateInput, type TemplateUpdate,
+  templateRecord, TYPE_FILTERS, updateTemplate, type TemplateInput, type TemplateUpdate,
 } from '../../core/templates';
-import type { Store } from '../../core/store';
+import type { Store, TemplateDoc } from '../../core/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
