@@ -138,6 +138,8 @@ export interface SendRequestDoc {
   /** launch_date: sent then, not before. */
   launchAt?: Date;
   acceptedAt: Date;
+  /** Its batch was cancelled: what was not sent by then is dropped, never sent. */
+  cancelledAt?: Date;
 }
 
 /** The send ledger: one row per mail_id, written as soon as the relay accepted the message. */
@@ -167,7 +169,7 @@ export interface EventDoc {
   day_of_week: number;
   batch_id: string;
   mail_id: string;
-  mail_type: 'transactional';
+  mail_type: string;
   email: string;
   domain: string;
   tags: string[];
@@ -299,6 +301,12 @@ export interface OptinConfirmationDoc {
   expiresAt: Date;
 }
 
+/**
+ * A setting of the whole service, shared by every process (not an account's: no `account`).
+ * `tracking-secret`: the key signing tracking links (core/tracking-secret.ts).
+ */
+export interface ServiceSettingDoc { _id: string; value: Binary; createdAt: Date }
+
 export interface Store {
   client: MongoClient;
   db: Db;
@@ -320,6 +328,7 @@ export interface Store {
   suppressions: Collection<SuppressionDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   tasks: Collection<TaskDoc>;
+  serviceSettings: Collection<ServiceSettingDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
   close(): Promise<void>;
@@ -351,6 +360,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     suppressions: db.collection('suppressions'),
     idempotencyKeys: db.collection('idempotencyKeys'),
     tasks: db.collection('tasks'),
+    serviceSettings: db.collection('serviceSettings'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
   };

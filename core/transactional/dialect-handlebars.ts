@@ -14,9 +14,18 @@ interface Program {
   readonly texts: string[];
 }
 
-/** The Handlebars context: the dialect's scope plus the program's tables. */
+/** What an instrumented template (see Instrumentation) calls while it renders. */
+export interface RenderHooks {
+  /** The text written for instrumented range `id`, given the text the range rendered to. */
+  wrap(id: number, text: string): string;
+  /** The text written at instrumented point `id`. */
+  insert(id: number): string;
+}
+
+/** The Handlebars context: the dialect's scope plus the program's tables and the host's hooks. */
 interface RenderScope extends Scope {
   readonly prog: Program;
+  readonly hooks: RenderHooks | undefined;
 }
 
 const env = Handlebars.create();
@@ -41,7 +50,7 @@ env.registerHelper({
     if (!Array.isArray(items) || items.length === 0) return options.inverse(this);
     // One state per list, updated in place: rendering is synchronous, so each item's body is done before the next.
     const loop: LoopState = { item: undefined, index: 0, length: items.length };
-    const inner: RenderScope = { prog: this.prog, root: this.root, loops: [...this.loops, loop] };
+    const inner: RenderScope = { prog: this.prog, root: this.root, loops: [...this.loops, loop], hooks: this.hooks };
     let out = '';
     for (let i = 0; i < items.length; i++) {
       loop.item = items[i];
@@ -49,6 +58,15 @@ env.registerHelper({
       out += options.fn(inner);
     }
     return out;
+  },
+  /** An instrumented range: the host rewrites what its body rendered to (without hooks, it stays). */
+  dw(this: RenderScope, id: number, options: Handlebars.HelperOptions) {
+    const text: string = options.fn(this);
+    return this.hooks ? this.hooks.wrap(id, text) : text;
+  },
+  /** An instrumented point: the host's text (without hooks, nothing). */
+  di(this: RenderScope, id: number) {
+    return this.hooks ? this.hooks.insert(id) : '';
   },
 });
 
@@ -59,14 +77,14 @@ const COMPILE_OPTIONS: CompileOptions = {
   // Keeps literal text exactly: no whitespace stripping around block tags on their own line.
   ignoreStandalone: true,
   knownHelpersOnly: true,
-  knownHelpers: { dv: true, dt: true, dif: true, dlist: true, each: false, if: false, unless: false, with: false, lookup: false, log: false },
+  knownHelpers: { dv: true, dt: true, dif: true, dlist: true, dw: true, di: true, each: false, if: false, unless: false, with: false, lookup: false, log: false },
 };
 
 /** Compiles `nodes` (parsed from `source`) to a render function; `present` writes a ${…} value. */
-export function toRenderer(nodes: Node[], source: string, present: (value: unknown) => string): (model: unknown) => string {
+export function toRenderer(nodes: Node[], source: string, present: (value: unknown) => string): (model: unknown, hooks?: RenderHooks) => string {
   const prog: Program = { outs: [], conds: [], lists: [], texts: [] };
   const template = env.compile<RenderScope>(emit(nodes, prog, source, present), COMPILE_OPTIONS);
-  const render = (model: unknown) => template({ prog, root: model, loops: [] });
+  const render = (model: unknown, hooks?: RenderHooks) => template({ prog, root: model, loops: [], hooks });
   // Handlebars compiles on first use: do it now, so a render never pays for it.
   render({});
   return render;
@@ -95,6 +113,12 @@ function emit(nodes: Node[], prog: Program, source: string, present: (value: unk
       case 'list':
         out += `{{#dlist ${prog.lists.push(compileExpr(node.e, source)) - 1}}}${emit(node.body, prog, source, present)}`;
         out += `${emitOtherwise(node.otherwise, prog, source, present)}{{/dlist}}`;
+        break;
+      case 'wrap':
+        out += `{{#dw ${node.id}}}${emit(node.body, prog, source, present)}{{/dw}}`;
+        break;
+      case 'insert':
+        out += `{{di ${node.id}}}`;
         break;
     }
   }

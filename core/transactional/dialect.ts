@@ -42,11 +42,13 @@
  *   A malformed template throws TemplateError, "Line L, column C: reason".
  */
 import { TemplateError } from './dialect-error';
-import { parseTemplate } from './dialect-parse';
-import { toRenderer } from './dialect-handlebars';
+import { parseTemplate, type Instrumentation } from './dialect-parse';
+import { toRenderer, type RenderHooks } from './dialect-handlebars';
 import { presenter } from './dialect-values';
 
 export { TemplateError } from './dialect-error';
+export type { Instrumentation } from './dialect-parse';
+export type { RenderHooks } from './dialect-handlebars';
 
 export interface TemplateOptions {
   escape: 'html' | 'none';
@@ -57,38 +59,51 @@ export interface TemplateOptions {
 export type Model = Record<string, unknown>;
 
 export interface CompiledTemplate {
-  render(model: Model): string;
+  /** `hooks` serve an instrumented template's ranges and points (see Instrumentation). */
+  render(model: Model, hooks?: RenderHooks): string;
 }
 
 export const MAX_TEMPLATE_BYTES = 300 * 1024;
 
-/** Parses and compiles `source`; throws TemplateError (with line and column) when it is malformed. */
-export function compileTemplate(source: string, options: TemplateOptions): CompiledTemplate {
+/**
+ * Parses and compiles `source`; throws TemplateError (with line and column) when it is malformed.
+ * `instrumentation` (offsets into the source, not syntax: a template cannot reach it) lets the
+ * host rewrite ranges of the output and write its own text at points, through render's hooks.
+ */
+export function compileTemplate(source: string, options: TemplateOptions, instrumentation?: Instrumentation): CompiledTemplate {
   if (options.escape !== 'html' && options.escape !== 'none') throw new TypeError(`Unknown escape mode: ${String(options.escape)}`);
   // Bytes as UTF-8: more than 1 per character only beyond ASCII, so most sizes need no count.
   if (source.length > MAX_TEMPLATE_BYTES || (source.length * 3 > MAX_TEMPLATE_BYTES && Buffer.byteLength(source) > MAX_TEMPLATE_BYTES)) {
     throw new TemplateError(`The template exceeds ${MAX_TEMPLATE_BYTES / 1024} KB`);
   }
-  const nodes = parseTemplate(source);
+  const nodes = parseTemplate(source, instrumentation);
   // Nothing to substitute: the text as is (comments and [#noparse] already resolved).
   if (nodes.every((n) => n.k === 'text')) {
     const text = nodes.map((n) => (n.k === 'text' ? n.text : '')).join('');
     return { render: () => text };
   }
   const render = toRenderer(nodes, source, presenter({ html: options.escape === 'html', singleLine: options.singleLine === true }));
-  return { render: (model) => render(model ?? {}) };
+  return { render: (model, hooks) => render(model ?? {}, hooks) };
 }
 
 // Bounded twice: by entries, and by characters, since entries may be up to 300 KB each.
 const CACHE_ENTRIES = 500;
 const CACHE_CHARS = 32 * 1024 * 1024;
-type Variants = Partial<Record<string, CompiledTemplate>>;
+type Variants = Partial<Record<string, object>>;
 const cache = new Map<string, Variants>();
 let cachedChars = 0;
 
 /** compileTemplate through a least-recently-used cache keyed by source and options. */
 export function compiledTemplate(source: string, options: TemplateOptions): CompiledTemplate {
-  const variant = `${options.escape}/${options.singleLine === true}`;
+  return cachedCompile(source, `${options.escape}/${options.singleLine === true}`, () => compileTemplate(source, options));
+}
+
+/**
+ * What `compile` makes of `source`, through the same cache as compiledTemplate: `variant` names
+ * the kind of result (one kind per variant name), so other compilations of a content (the
+ * tracking rewrite's) share its bounds.
+ */
+export function cachedCompile<T extends object>(source: string, variant: string, compile: () => T): T {
   let variants = cache.get(source);
   const hit = variants?.[variant];
   if (variants) {
@@ -96,8 +111,8 @@ export function compiledTemplate(source: string, options: TemplateOptions): Comp
     cache.delete(source);
     cache.set(source, variants);
   }
-  if (hit) return hit;
-  const compiled = compileTemplate(source, options);
+  if (hit) return hit as T;
+  const compiled = compile();
   if (!variants) {
     variants = {};
     cache.set(source, variants);

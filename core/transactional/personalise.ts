@@ -3,8 +3,16 @@
 // recipients[] element with the batch's substitutions merged with the recipient's (the
 // recipient's objects win). HTML content escapes the values it receives (`?no_esc` opts out); the
 // subject and header values take them on one line. Compiled once per distinct source (cached).
-import { compiledTemplate, mergeModels, TemplateError, type TemplateOptions } from './dialect';
+// With links (the spec's rules 4 to 6): `${urls.online_version}` and `${urls.unsubscribe}` are
+// the message's signed links in every field, and the HTML gets the tracking rewrite
+// (./tracking-rewrite.ts).
+import { compiledTemplate, mergeModels, TemplateError, type Model, type TemplateOptions } from './dialect';
 import type { Recipient, SendRequestBody } from './request';
+import { MessageTokens, trackedHtmlRenderer, type LinkContext } from './tracking-rewrite';
+import type { MessageIdentity } from './tracking-token';
+
+export type { LinkContext } from './tracking-rewrite';
+export type { MessageIdentity } from './tracking-token';
 
 const HTML: TemplateOptions = { escape: 'html' };
 const TEXT: TemplateOptions = { escape: 'none' };
@@ -44,20 +52,34 @@ export interface Personalised { subject: string; html?: string; text?: string; h
 /**
  * The request's templates, compiled (or found in the cache) once; the function renders one
  * recipient's copy of the subject, contents and header values.
+ *
+ * Without `links`, or without the message's identity, nothing is tracked and `urls` is the
+ * client's (transitional: callers pass both).
  */
-export function contentRenderer(body: SendRequestBody): (recipient: Recipient) => Personalised {
+export function contentRenderer(body: SendRequestBody, links?: LinkContext): (recipient: Recipient, message?: MessageIdentity) => Personalised {
   const compile = (source: string | undefined, options: TemplateOptions) => (source === undefined ? undefined : compiledTemplate(source, options));
   const subject = compiledTemplate(body.subject, ONE_LINE);
-  const html = compile(body.content.html, HTML);
+  const htmlSource = body.content.html;
+  const trackedHtml = links && htmlSource !== undefined ? trackedHtmlRenderer(htmlSource, body.tracking, links) : undefined;
+  const html = trackedHtml ? undefined : compile(htmlSource, HTML);
   const text = compile(body.content.text, TEXT);
   const headers = body.headers && Object.entries(body.headers).map(([name, value]) => [name, compiledTemplate(value, ONE_LINE)] as const);
-  return (recipient) => {
+  // The two links cost a signature each: made only for templates that may use them.
+  const usesUrls = templatedFields(body).some(([, source]) => source.includes('urls'));
+  return (recipient, message) => {
     const model = mergeModels(body.substitutions, recipient.substitutions);
+    const tokens = links && message ? new MessageTokens(links, message) : undefined;
+    if (tokens && usesUrls) model.urls = { ...ownObject(model.urls), online_version: tokens.url('v'), unsubscribe: tokens.url('u') };
     return {
       subject: subject.render(model),
-      ...(html ? { html: html.render(model) } : {}),
+      ...(htmlSource !== undefined ? { html: trackedHtml && tokens ? trackedHtml(model, tokens) : (html ?? compiledTemplate(htmlSource, HTML)).render(model) } : {}),
       ...(text ? { text: text.render(model) } : {}),
       ...(headers ? { headers: Object.fromEntries(headers.map(([name, template]) => [name, template.render(model)])) } : {}),
     };
   };
+}
+
+/** A client's own `urls` object keeps its other keys beside Herald's two. */
+function ownObject(value: unknown): Model {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Model) : {};
 }

@@ -28,6 +28,14 @@ export interface SendRequestBody {
   batch_code?: string;
   /** ISO 8601 with Z or an offset: the request waits for it (launchInstant). */
   launch_date?: string;
+  /** Open and click tracking (both on unless disabled) and the utm parameters added to every href. */
+  tracking?: TrackingOptions;
+}
+
+export interface TrackingOptions {
+  open?: { enable?: boolean };
+  click?: { enable?: boolean };
+  analytics?: Partial<Record<'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_content' | 'utm_term', string>>;
 }
 
 /** `<account>_transactional_<batch_code>`; requests without a code get their own id as the code. */

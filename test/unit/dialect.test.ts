@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { compileTemplate, compiledTemplate, mergeModels, TemplateError, type Model, type TemplateOptions } from '../../core/transactional/dialect';
+import { tagsBalanced, templateTags } from '../../core/transactional/dialect-parse';
 
 const render = (source: string, model: Model = {}, options: TemplateOptions = { escape: 'none' }) => compileTemplate(source, options).render(model);
 const html = (source: string, model: Model = {}) => render(source, model, { escape: 'html' });
@@ -489,5 +490,43 @@ describe('compiledTemplate (cache)', () => {
   it('does not cache failures', () => {
     expect(() => compiledTemplate('${', { escape: 'none' })).toThrow(TemplateError);
     expect(() => compiledTemplate('${', { escape: 'none' })).toThrow(TemplateError);
+  });
+});
+
+describe('instrumentation (offsets given by the host, not syntax)', () => {
+  const hooks = { wrap: (id: number, text: string) => `<${id}:${text}>`, insert: (id: number) => `{${id}}` };
+  const at = (source: string, part: string, from = 0) => ({ start: source.indexOf(part, from), end: source.indexOf(part, from) + part.length });
+
+  it('passes a range\'s rendered text through wrap, writes inserts, and leaves drops out', () => {
+    const source = 'a ${x} [#list xs as v]<${v}>[/#list] drop end';
+    const template = compileTemplate(source, { escape: 'html' }, { wraps: [at(source, '${x}'), at(source, '<${v}>')], inserts: [source.length, 0], drops: [at(source, ' drop')] });
+    expect(template.render({ x: '&', xs: [1, 2] }, hooks)).toBe('{1}a <0:&amp;> <1:<1>><1:<2>> end{0}');
+    // Without hooks: the text as rendered, no inserts (drops stay out).
+    expect(template.render({ x: '&', xs: [1] })).toBe('a &amp; <1> end');
+  });
+
+  it('takes wraps around whole blocks, empty ones, and inside [#noparse]', () => {
+    const source = 'x[#if a]1[#else]2[/#if]y[#noparse]${n}[/#noparse]';
+    const template = compileTemplate(source, { escape: 'none' }, { wraps: [{ start: 1, end: 1 }, at(source, '[#if a]1[#else]2[/#if]'), { start: 1, end: 1 }, at(source, '${n}')] });
+    expect(template.render({ a: true }, hooks)).toBe('x<0:><2:><1:1>y<3:${n}>');
+  });
+
+  it('refuses a range that cuts a block or a tag (a host bug, not a TemplateError)', () => {
+    const source = 'a [#if x]b[/#if] ${c}';
+    expect(() => compileTemplate(source, { escape: 'none' }, { wraps: [{ start: 0, end: source.indexOf('b') }] })).toThrow(RangeError);
+    expect(() => compileTemplate(source, { escape: 'none' }, { wraps: [{ start: source.indexOf('b'), end: source.length }] })).toThrow(RangeError);
+    expect(() => compileTemplate(source, { escape: 'none' }, { inserts: [source.length - 2] })).toThrow(RangeError);
+    expect(() => compileTemplate(source, { escape: 'none' }, { inserts: [source.length + 1] })).toThrow(RangeError);
+  });
+
+  it('tagsBalanced says which ranges hold whole blocks', () => {
+    const source = '[#if a]x[#else]y[/#if] ${b} [#-- c --]';
+    const tags = templateTags(source);
+    expect(tags.map((t) => t.kind)).toEqual(['open', 'mid', 'close', 'out', 'inert']);
+    expect(tagsBalanced(tags, { start: 0, end: source.indexOf('] ') + 1 })).toBe(true);
+    expect(tagsBalanced(tags, { start: 0, end: source.indexOf('y') })).toBe(false);
+    expect(tagsBalanced(tags, { start: source.indexOf('x'), end: source.indexOf('y') })).toBe(false);
+    expect(tagsBalanced(tags, { start: source.indexOf('$') + 1, end: source.length })).toBe(false);
+    expect(tagsBalanced(tags, { start: source.indexOf('$'), end: source.length })).toBe(true);
   });
 });

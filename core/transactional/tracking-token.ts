@@ -1,0 +1,116 @@
+// The signed tokens of tracking links: `{publicUrl}/t/{kind}/{token}`, kind o (open pixel),
+// c (click), v (online version), u (unsubscribe). A token carries everything its endpoint needs,
+// so nothing is looked up to trust it:
+//
+//   o, v, u:  <message>.<sig(kind, message)>
+//   c:        <message>.<sig(c, message)>.<link>.<sig(link, requestId)>
+//
+// <message> is base64url JSON of [account, requestId, index, mailId, batchId, email]; <link> of
+// {i: link_id, t: target, r?: reported url (absent: the target), n?: interests}. A sig is
+// HMAC-SHA256 over the kind and the part, truncated to 128 bits, base64url. The message is signed
+// once per message and kind, the link once per request and target (so rendering stays fast), and
+// a link's signature names its request: a link part is valid only with a message of its request.
+// A click redirects only to the target signed into its link, so /t/c/ is no open redirect.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type TrackingKind = 'o' | 'c' | 'v' | 'u';
+
+/** One message: what every token of it carries. `index` is its recipients[] element. */
+export interface MessageIdentity { account: string; requestId: string; index: number; mailId: string; batchId: string; email: string }
+
+/** A tracked link as its click reports it. */
+export interface TrackedLink {
+  /** The link's index among the content's <a>/<area> hrefs, in source order. */
+  linkId: number;
+  /** Where the click redirects: the substituted URL, utm parameters added. */
+  target: string;
+  /** The URL the click reports: the template's href text, or with data-track-final-url the substituted URL. */
+  url: string;
+  /** data-interests of the link. */
+  interests: string[];
+}
+
+export type TrackingPayload = { kind: 'o' | 'v' | 'u'; message: MessageIdentity } | { kind: 'c'; message: MessageIdentity; link: TrackedLink };
+
+const SIG_BYTES = 16;
+
+/** base64url of the first 128 bits of HMAC-SHA256(secret, label \n part). */
+export function sign(secret: Buffer, label: string, part: string): string {
+  return createHmac('sha256', secret).update(`${label}\n${part}`).digest().subarray(0, SIG_BYTES).toString('base64url');
+}
+
+const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** The <message> part of a message's tokens. */
+export function messagePart(m: MessageIdentity): string {
+  return base64Json([m.account, m.requestId, m.index, m.mailId, m.batchId, m.email]);
+}
+
+/** The token of kind `kind` for a message part (for a click, without its link part). */
+export function messageToken(secret: Buffer, kind: TrackingKind, message: string): string {
+  return `${message}.${sign(secret, kind, message)}`;
+}
+
+/** The <link> part of a click token; signed with linkSignature. */
+export function linkPart(link: TrackedLink): string {
+  const { linkId, target, url, interests } = link;
+  return base64Json({ i: linkId, t: target, ...(url === target ? {} : { r: url }), ...(interests.length > 0 ? { n: interests } : {}) });
+}
+
+export function linkSignature(secret: Buffer, requestId: string, link: string): string {
+  return sign(secret, `l\n${requestId}`, link);
+}
+
+/** The payload of a token of `kind` signed with `secret`; null when it is malformed, forged or altered. */
+export function verifyTrackingToken(secret: Buffer, kind: 'c', token: string): Extract<TrackingPayload, { kind: 'c' }> | null;
+export function verifyTrackingToken(secret: Buffer, kind: 'o' | 'v' | 'u', token: string): Extract<TrackingPayload, { kind: 'o' | 'v' | 'u' }> | null;
+export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | null;
+export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | null {
+  if (typeof token !== 'string' || !['o', 'c', 'v', 'u'].includes(kind)) return null;
+  const parts = token.split('.');
+  if (parts.length !== (kind === 'c' ? 4 : 2)) return null;
+  const [messageText, messageSig, linkText, linkSig] = parts;
+  if (!sameSignature(sign(secret, kind, messageText), messageSig)) return null;
+  const message = readMessage(messageText);
+  if (!message) return null;
+  if (kind !== 'c') return { kind, message };
+  if (!sameSignature(linkSignature(secret, message.requestId, linkText), linkSig)) return null;
+  const link = readLink(linkText);
+  return link ? { kind, message, link } : null;
+}
+
+/** Constant-time comparison of an expected signature with a given one. */
+function sameSignature(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+// Signed parts are Herald's own; the shapes are still checked, so a bug or a changed format is
+// a null and never a half-read payload.
+function readMessage(text: string): MessageIdentity | null {
+  const v = parseJson(text);
+  if (!Array.isArray(v) || v.length !== 6) return null;
+  const [account, requestId, index, mailId, batchId, email] = v as unknown[];
+  if (!isText(account) || !isText(requestId) || !Number.isInteger(index) || !isText(mailId) || !isText(batchId) || !isText(email)) return null;
+  return { account, requestId, index: index as number, mailId, batchId, email };
+}
+
+function readLink(text: string): TrackedLink | null {
+  const v = parseJson(text) as { i?: unknown; t?: unknown; r?: unknown; n?: unknown } | undefined;
+  if (typeof v !== 'object' || v === null || !Number.isInteger(v.i) || !isText(v.t)) return null;
+  const url = v.r === undefined ? v.t : v.r;
+  const interests = v.n === undefined ? [] : v.n;
+  if (!isText(url) || !Array.isArray(interests) || !interests.every(isText)) return null;
+  return { linkId: v.i as number, target: v.t, url, interests };
+}
