@@ -117,7 +117,7 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
 
   const { worker, close: closeWorker } = await createHeraldWorker({
     store: services.store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: addresses.smtpRelayUrl!, mtaHost: config.mtaHost,
+    relayUrl: addresses.smtpRelayUrl!, mtaHost: config.mtaHost, publicUrl: config.publicUrl,
   });
   const workerRun = worker.run();
   const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());

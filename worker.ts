@@ -13,6 +13,8 @@ export interface WorkerDeps {
   taskQueue: string;
   relayUrl: string;
   mtaHost: string;
+  /** Where tracking and unsubscribe links in sent mail point (HERALD_PUBLIC_URL). */
+  publicUrl: string;
 }
 
 /** The Docker image names its prebuilt bundle here; otherwise workflows are bundled at start. */
@@ -29,7 +31,7 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
     ...(PREBUILT_BUNDLE
       ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
       : { workflowsPath: require.resolve('./workflows') }),
-    activities: createActivities({ store: deps.store, transport, mtaHost: deps.mtaHost }),
+    activities: createActivities({ store: deps.store, transport, mtaHost: deps.mtaHost, publicUrl: deps.publicUrl }),
   });
   return {
     worker,
@@ -62,7 +64,7 @@ async function main() {
   const store = await connectStore(addresses.mongodbUri, config.mongodbDatabase);
   const { worker, close } = await createHeraldWorker({
     store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost,
+    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost, publicUrl: config.publicUrl,
   });
   logger.info({ taskQueue: config.taskQueue }, 'worker started');
   await worker.run(); // returns after SIGINT/SIGTERM (the SDK handles both)

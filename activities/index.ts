@@ -4,13 +4,13 @@ import type { Store } from '../core/store';
 import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
-import { createTransactionalActivities } from './transactional';
+import { createSendActivities } from './sending';
 
-export interface ActivityDeps { store: Store; transport: Transporter; mtaHost: string }
+export interface ActivityDeps { store: Store; transport: Transporter; mtaHost: string; publicUrl: string }
 
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createTransactionalActivities(deps),
+    ...createSendActivities(deps),
     ...createTaskActivities(deps),
     ...createContactExportActivities(deps),
     ...createContactImportActivities(deps),

@@ -14,7 +14,7 @@ import { optinRouter } from './optin/router';
 import { transactionalRouter } from './transactional/router';
 
 export interface ApiDeps {
-  store: Store; temporal: Client; taskQueue: string; namespace: string; logger: Logger;
+  store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number; namespace: string; logger: Logger;
   /** Links and From address of the hosted opt-in's mails; by default from the environment (HERALD_PUBLIC_URL, HERALD_OPTIN_FROM). */
   optin?: OptinSettings;
 }

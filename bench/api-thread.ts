@@ -34,7 +34,7 @@ async function serve({ uri, database }: Start): Promise<void> {
   const store = await connectStore(uri, database);
   // Only the account API is loaded: a lazy Temporal connection that is never used.
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-  const api = http.createServer(createApp({ store, temporal, taskQueue: 'unused', namespace: 'default', logger: createLogger('silent') }).callback());
+  const api = http.createServer(createApp({ store, temporal, taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent') }).callback());
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   parentPort!.once('message', async () => {
     api.closeAllConnections();

@@ -73,7 +73,7 @@ async function startHerald(storeUri: string, temporalAddress: string, queue: str
   const services = await connectServices(config, { mongodbUri: storeUri, temporalAddress });
   teardown.defer('services', () => services.close());
   const { worker, close } = await createHeraldWorker({
-    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: 'smtp://127.0.0.1:1', mtaHost: 'herald.bench',
+    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: 'smtp://127.0.0.1:1', mtaHost: 'herald.bench', publicUrl: config.publicUrl,
   });
   teardown.defer('herald worker connection', close);
   const running = worker.run();

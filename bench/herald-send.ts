@@ -1,10 +1,15 @@
 // (c) The real Herald path: POST /v1/mail/send through the Koa API, the store, Temporal and the
-// worker to a counting relay. Reported beside the references measured in the same run (bare
-// Temporal, the store's own insert rate), so the figure says what Herald adds.
+// worker to a counting relay. Two loads: single-recipient requests from 50 concurrent clients
+// (accepted/s beside bare signalWithStart on the same Temporal server, p99 accept latency, and
+// delivered/s beside accepted/s), and one 1000-recipient request (recipients/s beside the relay's
+// own speed: the same number of messages composed beforehand and sent raw by nodemailer to the
+// same kind of sink). Reported beside the references measured in the same run, so the figures
+// say what Herald adds.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import { Pool } from 'undici';
 import { createApp } from '../api/app';
 import { createAccount } from '../core/accounts';
 import { loadConfig } from '../core/config';
@@ -18,11 +23,14 @@ import { createHeraldWorker } from '../worker';
 import { startCountingSink } from './counting-sink';
 import { recipientOf, sampleHtml } from './mail';
 import { percentile, perSecond, round } from './stats';
+import { measurePrebuiltRaw } from './nodemailer-raw';
 import { log, runPool, Teardown } from './support';
-import { measureNoopWorkflows, startBenchWorker } from './temporal-bare';
+import { measureNoopWorkflows, measureSignalWithStart, startBenchWorker } from './temporal-bare';
 
-const REQUESTS = 300;
-const CONCURRENCY = 20;
+const REQUESTS = 1500;
+/** Clients sending at once, each over its own keep-alive connection. */
+const CONCURRENCY = 50;
+const BIG_REQUEST_RECIPIENTS = 1000;
 const STORE_DOCS = 2000;
 
 /**
@@ -57,6 +65,16 @@ function sendBody(i: number) {
   });
 }
 
+/** One request to many recipients, each with a substitution. */
+function bigSendBody(count: number) {
+  return JSON.stringify({
+    from: { email: 'bench@herald.test', name: 'Bench' },
+    subject: 'Your order ${order} shipped',
+    content: { html: sampleHtml(0).replace('<body>', '<body><p>Hello ${name}, order ${order}</p>') },
+    recipients: Array.from({ length: count }, (_, i) => ({ to: { email: recipientOf(100_000 + i) }, substitutions: { name: `R${i}`, order: `B-${i}` } })),
+  });
+}
+
 /** `bareWorkflowsPerS`: temporal-bare's figure from this run; measured here when absent. */
 export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
@@ -79,17 +97,19 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     log('herald-send: store reference (insertOne)');
     const storeInserts = await measureStoreInserts(store.uri);
     let reference = { workflowsPerS: bareWorkflowsPerS, source: 'temporal-bare, same run' };
-    if (reference.workflowsPerS === undefined) {
-      log('herald-send: bare Temporal reference (no-op workflows on this server)');
-      const ref = new Teardown(); // stopped before Herald's load, so it does not compete for the CPU
-      try {
-        const client = await connectTemporal(temporal.address, temporal.namespace);
-        ref.defer('reference client', () => client.connection.close());
-        await startBenchWorker(temporal.address, 'bench-ref', ref);
+    let signalWithStartPerS: number;
+    log('herald-send: bare Temporal reference on this server (signalWithStart, 50 in flight)');
+    const ref = new Teardown(); // stopped before Herald's load, so it does not compete for the CPU
+    try {
+      const client = await connectTemporal(temporal.address, temporal.namespace);
+      ref.defer('reference client', () => client.connection.close());
+      await startBenchWorker(temporal.address, 'bench-ref', ref);
+      signalWithStartPerS = (await measureSignalWithStart(client, 'bench-ref', 2000, CONCURRENCY)).signal_with_start_per_s;
+      if (reference.workflowsPerS === undefined) {
         reference = { workflowsPerS: (await measureNoopWorkflows(client, 'bench-ref')).workflows_per_s, source: 'measured in herald-send on its own server' };
-      } finally {
-        await ref.run();
       }
+    } finally {
+      await ref.run();
     }
 
     log('herald-send: starting Herald (worker + API in-process)');
@@ -99,7 +119,7 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     teardown.defer('services', () => services.close());
     const { worker, close } = await createHeraldWorker({
       store: services.store, temporalAddress: temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-      relayUrl: sink.url, mtaHost: 'herald.bench',
+      relayUrl: sink.url, mtaHost: 'herald.bench', publicUrl: config.publicUrl,
     });
     teardown.defer('herald worker connection', close);
     const running = worker.run();
@@ -107,19 +127,22 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     teardown.defer('api', () => new Promise((resolve) => { api.close(resolve); api.closeAllConnections(); }));
-    const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}/v1/mail/send`;
     const { transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
+    // undici's own client, one keep-alive connection per client: fetch costs the load generator a third of a core.
+    const client = new Pool(`http://127.0.0.1:${(api.address() as AddressInfo).port}`, { connections: CONCURRENCY });
+    teardown.defer('http client', () => client.close());
 
-    const post = async (i: number) => {
+    const postBody = async (body: string) => {
       const t0 = performance.now();
-      const res = await fetch(url, {
-        method: 'POST', body: sendBody(i),
+      const res = await client.request({
+        method: 'POST', path: '/v1/mail/send', body,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${transactionalKey}` },
       });
-      const text = await res.text(); // read to the end, so the keep-alive connection is reused
-      if (res.status !== 202) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+      const text = await res.body.text(); // read to the end, so the keep-alive connection is reused
+      if (res.statusCode !== 202) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       return performance.now() - t0;
     };
+    const post = (i: number) => postBody(sendBody(i));
     // Warm-up: one send end to end, so the first-time costs (workflow cache, relay connection) stay out.
     await post(-1);
     await sink.waitFor(1, 60_000);
@@ -137,22 +160,44 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     }
     const delivered = (await sink.count()) - 1;
     const sendsPerS = reachedAt === undefined ? NaN : perSecond(accepted, reachedAt - started);
+    const acceptedPerS = perSecond(accepted, acceptedMs);
+
+    log(`herald-send: one request to ${BIG_REQUEST_RECIPIENTS} recipients`);
+    const bigStarted = performance.now();
+    await postBody(bigSendBody(BIG_REQUEST_RECIPIENTS));
+    let bigReachedAt: number | undefined;
+    try {
+      bigReachedAt = await sink.waitFor(1 + accepted + BIG_REQUEST_RECIPIENTS, 180_000);
+    } catch (error) {
+      log(`herald-send: ${(error as Error).message}`);
+    }
+    const recipientsPerS = bigReachedAt === undefined ? NaN : perSecond(BIG_REQUEST_RECIPIENTS, bigReachedAt - bigStarted);
+    log('herald-send: the relay\'s own speed (prebuilt raw MIME, nodemailer, same sink)');
+    const prebuilt = await measurePrebuiltRaw(sink.url, BIG_REQUEST_RECIPIENTS);
     return {
       scenario: 'herald-send',
-      accepted_per_s: perSecond(accepted, acceptedMs),
+      accepted_per_s: acceptedPerS,
+      signal_with_start_per_s: signalWithStartPerS,
+      ratio_accepted_to_signal_with_start: round(acceptedPerS / signalWithStartPerS, 2),
       p50_accept_ms: round(percentile(pool.results, 50)),
       p99_accept_ms: round(percentile(pool.results, 99)),
       accepted,
       request_errors: REQUESTS - accepted,
       ...(pool.firstError ? { first_error: pool.firstError } : {}),
       sends_per_s: sendsPerS,
+      ratio_delivered_to_accepted: round(sendsPerS / acceptedPerS, 2),
       delivered,
+      big_request_recipients_per_s: recipientsPerS,
+      prebuilt_raw_messages_per_s: prebuilt.messages_per_s,
+      ratio_big_request_to_prebuilt_raw: round(recipientsPerS / prebuilt.messages_per_s, 2),
       bare_workflows_per_s: reference.workflowsPerS,
       ratio_to_bare_temporal: round(sendsPerS / (reference.workflowsPerS ?? NaN), 2),
       store_insert_per_s: storeInserts.sendRequestDocs,
       store_insert_small_per_s: storeInserts.smallDocs,
-      notes: `single-recipient ~15 KB requests, ${CONCURRENCY} in flight over keep-alive fetch; sends_per_s = first request to the ` +
-        `sink's ${accepted}th message; bare reference: ${reference.source}; store_insert_per_s = memory backend insertOne of ` +
+      notes: `single-recipient ~15 KB requests from ${CONCURRENCY} clients (undici Pool, keep-alive); sends_per_s = first request to the ` +
+        `sink's ${accepted}th message; signal_with_start_per_s = bare signalWithStart into one workflow on the same server, ${CONCURRENCY} in flight; ` +
+        `big request = ${BIG_REQUEST_RECIPIENTS} recipients with 2 substitutions each, POST to the sink's last message, beside the same number of ` +
+        `prebuilt raw messages sent by nodemailer (5 pooled connections, 50 in flight) to the same sink; bare reference: ${reference.source}; store_insert_per_s = memory backend insertOne of ` +
         `~15 KB send-request-shaped docs, store_insert_small_per_s of ~100 B docs, ${CONCURRENCY} in flight`,
     };
   } finally {

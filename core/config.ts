@@ -6,6 +6,11 @@ export interface Config {
   /** Set when Temporal is external; unset means npm start runs the embedded dev server. */
   temporalAddress?: string;
   temporalNamespace: string;
+  /**
+   * The largest search attribute value the Temporal server takes, in bytes: each AccountSender
+   * run lists the batch ids it sent in one, and continues as new before the list outgrows it.
+   */
+  temporalSearchAttributeLimit: number;
   /** Task queue of Herald's workflows; separate deployments sharing a namespace use different ones. */
   taskQueue: string;
   /** Set when MongoDB is external; unset means the embedded store of the data folder. */
@@ -25,6 +30,11 @@ export interface Config {
   /** From address of the hosted opt-in's confirmation mails. */
   optinFrom: string;
 }
+
+/** Temporal's own default for a search attribute value (dynamic config frontend.searchAttributesSizeOfValueLimit). */
+export const TEMPORAL_DEFAULT_SEARCH_ATTRIBUTE_LIMIT = 2048;
+/** What the embedded dev server is started with (infra/temporal.ts): a run then lists about 1,000 batch ids. */
+export const EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT = 65536;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -68,6 +78,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const apiPort = port('HERALD_API_PORT', 8080);
   const temporalAddress = text('TEMPORAL_ADDRESS');
+  const searchAttributeLimit = text('TEMPORAL_SEARCH_ATTRIBUTE_LIMIT');
+  const temporalSearchAttributeLimit = searchAttributeLimit === undefined
+    ? (temporalAddress ? TEMPORAL_DEFAULT_SEARCH_ATTRIBUTE_LIMIT : EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT)
+    : Number(searchAttributeLimit);
+  if (!Number.isInteger(temporalSearchAttributeLimit) || temporalSearchAttributeLimit < 1024) {
+    problems.push(`TEMPORAL_SEARCH_ATTRIBUTE_LIMIT must be a whole number of bytes, at least 1024, got "${searchAttributeLimit}"`);
+  }
   if (temporalAddress && !/^[^\s:/]+:\d+$/.test(temporalAddress)) {
     problems.push('TEMPORAL_ADDRESS must be host:port, e.g. temporal:7233');
   }
@@ -84,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     temporalAddress,
     temporalNamespace: text('TEMPORAL_NAMESPACE') ?? 'default',
+    temporalSearchAttributeLimit,
     taskQueue: text('HERALD_TASK_QUEUE') ?? 'herald',
     mongodbUri: url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     mongodbDatabase: text('HERALD_MONGODB_DATABASE') ?? 'herald',

@@ -16,6 +16,8 @@ export interface EventSubject {
   tags: string[];
   custom_args: Record<string, string>;
   mta: string;
+  /** `transactional` unless the send engine sends for something else (a campaign). */
+  mail_type?: string;
 }
 
 /**
@@ -39,7 +41,7 @@ export function buildEvent(
     day_of_week: at.getUTCDay() === 0 ? 7 : at.getUTCDay(), // ISO: Monday 1 … Sunday 7
     batch_id: subject.batch_id,
     mail_id: subject.mail_id,
-    mail_type: 'transactional',
+    mail_type: subject.mail_type ?? 'transactional',
     account: subject.account,
     email: subject.email,
     domain: subject.email.slice(subject.email.lastIndexOf('@') + 1).toLowerCase(),

@@ -3,18 +3,17 @@
 // changes here (no subscribing strangers, no re-subscribing someone else's address): only the
 // click in the mail does that (core/optin-confirm.ts). What happens here is the same whether
 // the address is a contact or not, so the answer cannot tell.
-import type { Client } from '@temporalio/client';
 import { hashKey, randomToken } from './keys';
 import { confirmationMail, type OptinSettings } from './optin-mail';
-import { isDuplicateKey, type ListDoc, type OptinConfirmationDoc, type Store } from './store';
-import { acceptSendRequest } from './transactional/accept';
+import { isDuplicateKey, type ListDoc, type OptinConfirmationDoc } from './store';
+import { acceptSendRequest, type AcceptDeps } from './transactional/accept';
 
 /** How long a confirmation link works. */
 export const CONFIRMATION_HOURS = 48;
 /** At most one confirmation mail per address and list in this time: a repeat sends nothing. */
 export const REPEAT_MINUTES = 10;
 
-export interface OptinDeps { store: Store; temporal: Client; taskQueue: string; settings: OptinSettings }
+export interface OptinDeps extends AcceptDeps { settings: OptinSettings }
 
 /** What the visitor asked for, validated: a normalised email; '' for a name not given. */
 export interface OptinRequest { email: string; firstName: string; lastName: string; interests: number[]; redirect?: string }

@@ -3,7 +3,14 @@ import type { Config } from './config';
 import { connectStore, type Store } from './store';
 import { connectTemporal } from './temporal';
 
-export interface Services { store: Store; temporal: Client; taskQueue: string; close(): Promise<void> }
+export interface Services {
+  store: Store;
+  temporal: Client;
+  taskQueue: string;
+  /** Config's temporalSearchAttributeLimit: the AccountSender workflows are started with it. */
+  searchAttributeLimit: number;
+  close(): Promise<void>;
+}
 
 /** The store and a Temporal client: what the API and the SMTP listener need. */
 export async function connectServices(config: Config, addresses: { mongodbUri: string; temporalAddress: string }): Promise<Services> {
@@ -14,6 +21,7 @@ export async function connectServices(config: Config, addresses: { mongodbUri: s
       store,
       temporal,
       taskQueue: config.taskQueue,
+      searchAttributeLimit: config.temporalSearchAttributeLimit,
       async close() {
         await temporal.connection.close();
         await store.close();

@@ -3,7 +3,8 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import {
-  searchAttributeKeys, taskWorkflows, workflowIds, type TaskType, type TaskWorkflowInput, type TransactionalBatchInput,
+  searchAttributeKeys, SEND_SIGNAL, taskWorkflows, workflowIds,
+  type AccountSenderInput, type QueuedSend, type ScheduledSendInput, type TaskType, type TaskWorkflowInput,
 } from './workflow-contracts';
 
 /** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
@@ -16,15 +17,35 @@ export async function connectTemporal(address: string, namespace: string): Promi
 }
 
 /**
- * Starts the workflow that sends one accepted request. The id is derived from the request,
- * and an existing execution with that id counts as success: a retried start is harmless.
+ * Hands an accepted request to its account's AccountSender, starting that workflow when none
+ * runs (signalWithStart): one call, at the rate Temporal takes signals, rather than a workflow
+ * per request. A request signalled twice sends nothing twice (the send ledger decides).
  */
-export async function startTransactionalBatch(
-  client: Client, taskQueue: string, input: TransactionalBatchInput, batchId: string,
+export async function signalAccountSender(
+  deps: { temporal: Client; taskQueue: string; searchAttributeLimit: number }, account: string, queued: QueuedSend,
 ): Promise<string> {
-  const workflowId = workflowIds.transactional(input.account, input.requestId);
+  const { temporal: client, taskQueue, searchAttributeLimit } = deps;
+  const workflowId = workflowIds.accountSender(account);
+  await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('AccountSender', {
+    taskQueue,
+    workflowId,
+    args: [{ account, searchAttributeLimit } satisfies AccountSenderInput],
+    signal: SEND_SIGNAL,
+    signalArgs: [queued],
+    typedSearchAttributes: [{ key: searchAttributeKeys.account, value: account }],
+    staticSummary: `Sends of ${account}`,
+  }));
+  return workflowId;
+}
+
+/**
+ * Starts the workflow of a request that waits for its launch_date. The id is derived from the
+ * request, and an existing execution with that id counts as success: a retried start is harmless.
+ */
+export async function startScheduledSend(client: Client, taskQueue: string, input: ScheduledSendInput): Promise<string> {
+  const workflowId = workflowIds.scheduledSend(input.account, input.requestId);
   try {
-    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('TransactionalBatch', {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('ScheduledSend', {
       taskQueue,
       workflowId,
       args: [input],
@@ -32,9 +53,9 @@ export async function startTransactionalBatch(
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
         { key: searchAttributeKeys.account, value: input.account },
-        { key: searchAttributeKeys.batch, value: batchId },
+        { key: searchAttributeKeys.batch, value: input.batchId },
       ],
-      staticSummary: `Transactional send ${input.requestId} for ${input.account}`,
+      staticSummary: `Send ${input.requestId} of ${input.account} at ${input.launchAt}`,
     }));
   } catch (error) {
     // Already ran to completion under this id: the request was accepted before.

@@ -7,13 +7,18 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const searchAttributeKeys = {
   account: defineSearchAttributeKey('HeraldAccount', SearchAttributeType.KEYWORD),
   batch: defineSearchAttributeKey('HeraldBatch', SearchAttributeType.KEYWORD),
+  /** The batch ids an AccountSender run sent (a list: one run sends many requests). */
+  batches: defineSearchAttributeKey('HeraldBatches', SearchAttributeType.KEYWORD_LIST),
   campaign: defineSearchAttributeKey('HeraldCampaign', SearchAttributeType.KEYWORD),
   automation: defineSearchAttributeKey('HeraldAutomation', SearchAttributeType.KEYWORD),
 };
 
 /** Deterministic workflow ids: retrying a start finds the same execution. */
 export const workflowIds = {
-  transactional: (account: string, batch: string) => `tx-${account}-${batch}`,
+  /** The account's one gathering workflow: every immediate send of the account is signalled to it. */
+  accountSender: (account: string) => `sender-${account}`,
+  /** A request with a launch_date in the future waits in a workflow of its own. */
+  scheduledSend: (account: string, requestId: string) => `tx-${account}-${requestId}`,
   task: (account: string, taskId: number) => `task-${account}-${taskId}`,
 };
 
@@ -30,11 +35,43 @@ export interface TaskWorkflowInput {
   taskId: number;
 }
 
-/** Input of the TransactionalBatch workflow. */
-export interface TransactionalBatchInput {
-  account: string;
-  /** Id of the stored, accepted request (claim check): never the body itself. */
+/** An accepted send request, as the send workflows pass it around (its record is the claim check). */
+export interface QueuedSend {
   requestId: string;
-  /** The request's launch_date (ISO 8601): the workflow waits for it in a durable timer. */
-  launchAt?: string;
+  /** The batch id of its events: searchable, and named by the bounce of a request whose record is gone. */
+  batchId: string;
+}
+
+/** The signal that hands an accepted request to its account's AccountSender. */
+export const SEND_SIGNAL = 'send';
+
+/** A request whose relay deferred some recipients (4xx): sent again from `dueAt` (epoch ms). */
+export interface DeferredSend extends QueuedSend { attempt: number; dueAt: number }
+
+/** Input of the AccountSender workflow; a continued run carries what its predecessor still held. */
+export interface AccountSenderInput {
+  account: string;
+  /** The Temporal server's limit on a search attribute value, in bytes (2048 when absent). */
+  searchAttributeLimit?: number;
+  queued?: QueuedSend[];
+  deferred?: DeferredSend[];
+}
+
+/** Input of the ScheduledSend workflow: one request that waits for its launch_date (ISO 8601). */
+export interface ScheduledSendInput extends QueuedSend {
+  account: string;
+  launchAt: string;
+}
+
+/** Input of the send activities: requests of one account, sent together. */
+export interface SendRequestsInput {
+  account: string;
+  requests: QueuedSend[];
+}
+
+/** What a send attempt did: counts of messages, and the requests with recipients the relay deferred. */
+export interface SendOutcome {
+  sent: number;
+  failed: number;
+  deferred: string[];
 }

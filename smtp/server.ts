@@ -1,13 +1,11 @@
 import { SMTPServer, SMTPServerOptions } from 'smtp-server';
-import type { Client } from '@temporalio/client';
 import { findKey } from '../core/keys';
 import type { Logger } from '../core/logger';
-import type { Store } from '../core/store';
-import { acceptSendRequest } from '../core/transactional/accept';
+import { acceptSendRequest, type AcceptDeps } from '../core/transactional/accept';
 import type { SmtpSubmission } from '../core/transactional/request';
 import { smtpReply, smtpReplyFor } from './replies';
 
-export interface SmtpDeps { store: Store; temporal: Client; taskQueue: string; logger: Logger }
+export interface SmtpDeps extends AcceptDeps { logger: Logger }
 
 /** The spec's 10MB limit for a transactional request applies to SMTP messages too. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;

@@ -1,4 +1,5 @@
 // Every workflow the worker registers.
-export { TransactionalBatch } from './transactional-batch';
+export { AccountSender } from './account-sender';
+export { ScheduledSend } from './scheduled-send';
 export { ContactExport } from './contact-export';
 export { ContactImport } from './contact-import';

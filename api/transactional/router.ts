@@ -1,12 +1,11 @@
 import Router from '@koa/router';
-import type { Client } from '@temporalio/client';
 import type { Context, Next } from 'koa';
 import { isAllowedSender, readAccountSettings, type AccountSettings } from '../../core/account-settings';
 import { errors } from '../../core/errors';
 import { DEFAULT_LIMITS } from '../../core/limits';
 import { ALLOWED_HEADERS } from '../../core/transactional/headers';
-import type { Store } from '../../core/store';
-import { acceptSendRequest } from '../../core/transactional/accept';
+import { findTemplateForSend } from '../../core/templates';
+import { acceptSendRequest, type AcceptDeps } from '../../core/transactional/accept';
 import { cancelBatch } from '../../core/transactional/cancel-batch';
 import { claimKey } from '../../core/transactional/idempotency';
 import type { SendRequestBody } from '../../core/transactional/request';
@@ -14,7 +13,7 @@ import { ATTACHMENT_EXTENSIONS, MAX_ATTACHMENTS } from '../../core/transactional
 import { readBody } from '../middleware/body';
 import type { OperationSpec } from '../openapi/operation';
 import { transactionalAuth } from './auth';
-import { NOT_YET_SUPPORTED, sendSchema } from './send-schema';
+import { MAX_UTM_LENGTH, sendSchema } from './send-schema';
 import { validateSendBody } from './validate-send';
 
 /** The spec's 10MB request limit, attachments included. */
@@ -22,7 +21,7 @@ export const SEND_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 /** One string may fill the request (an attachment's data); the schema bounds every other field. */
 const SEND_LIMITS = { ...DEFAULT_LIMITS, maxStringLength: SEND_BODY_LIMIT_BYTES };
 
-export interface TransactionalDeps { store: Store; temporal: Client; taskQueue: string }
+export type TransactionalDeps = AcceptDeps;
 
 /** The transactional HTTP API under /v1. Errors are rendered in its shape by the app's error boundary. */
 export function transactionalRouter(deps: TransactionalDeps): Router {
@@ -32,14 +31,15 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
   // request, start its workflow; 202 only once Temporal has it. Authenticate before reading up
   // to 10 MB of body. The order of the checks is documented in sendOperations and the README.
   router.post('/mail/send', transactionalAuth(deps.store), requireJson, readBody({ types: ['json'], limitBytes: SEND_BODY_LIMIT_BYTES, limits: SEND_LIMITS }), async (ctx) => {
-    const body = await validateSendBody(ctx.request.body);
     const account: string = ctx.state.account;
+    // template_id is resolved among this account's templates only, and merged before the request is stored.
+    const { body, fingerprint } = await validateSendBody(ctx.request.body, (id) => findTemplateForSend(deps.store, account, id));
     const settings = await readAccountSettings(deps.store, account);
     if (!settings) throw errors.unauthorized('Invalid API key'); // the account was removed after the key was read
     enforceSendPolicy(settings, account, body);
     // A retry with the Idempotency-Key of an accepted request gets that request's answer, and starts nothing.
     const key = ctx.get('idempotency-key');
-    const claim = key ? await claimKey(deps.store, account, key, JSON.stringify(body)) : undefined;
+    const claim = key ? await claimKey(deps.store, account, key, fingerprint) : undefined;
     let accepted = claim?.replay;
     if (!accepted) {
       try {
@@ -75,8 +75,13 @@ export const sendOperations: OperationSpec[] = [{
   description: [
     'Accepted once recorded and handed to Temporal; delivery follows. The body must be `application/json`, 10 MB at most.',
     `Beyond the schema: \`content\` needs \`html\` or \`text\`; \`headers\` may name only \`X-…\` headers and ${ALLOWED_HEADERS.join(', ')};`,
-    `${NOT_YET_SUPPORTED.map((f) => `\`${f}\``).join(', ')} are refused when given (not supported yet);`,
-    '`null` and empty collections mean absent; `batch_code` is lower-cased and keeps only `a-z` and `0-9`.',
+    '`template_id` names an HTML or MJML template of the account by the id its templates API gives (`/12`, `/3/12`; the original\'s `etpl_…` ids do not exist here):',
+    'its HTML, subject, from and reply_to fill what the request leaves out (content.html and content.text each by itself), so from, subject and content',
+    'are required only without it; an unknown id, another account\'s or a folder\'s is a `validation_error` on `template_id`, and so is an error in a value the template gives.',
+    `\`content.html\` and \`content.text\` are at most 300 KB each counted in UTF-8 bytes; each \`tracking.analytics\` utm parameter at most ${MAX_UTM_LENGTH} characters.`,
+    '`null` and empty collections mean absent; `batch_code` (at most 30 characters as given) is lower-cased and keeps only `a-z` and `0-9`.',
+    'Email addresses are RFC 5322 addresses in their common dot-atom form: quoted local parts (`"a b"@x.example`), domain literals (`a@[192.0.2.1]`)',
+    'and domains without a dot are refused.',
     `\`attachments\` (at most ${MAX_ATTACHMENTS}) must each be named \`<name>.<ext>\` with ext one of ${ATTACHMENT_EXTENSIONS.join(', ')} (no \`/\`, \`\\\` or control characters),`,
     'declare a `mime_type` of that format, and hold in `data` strict base64 (no line breaks) of content of that format, checked by the bytes',
     '(txt and csv: UTF-8 without NUL bytes); they are sent with every message of the request.',

@@ -2,11 +2,11 @@ import type { Client } from '@temporalio/client';
 import { readAccountSettings } from '../account-settings';
 import { newId } from '../ids';
 import type { Store } from '../store';
-import { startTransactionalBatch } from '../temporal';
+import { signalAccountSender, startScheduledSend } from '../temporal';
 import { countMonthlyMessages } from './monthly-usage';
 import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
 
-export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string }
+export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number }
 
 /** The accepted request's id and the batch id its events carry. */
 export interface AcceptedIds { requestId: string; batchId: string }
@@ -14,7 +14,8 @@ export interface AcceptedIds { requestId: string; batchId: string }
 /**
  * Durable acceptance, shared by HTTP and SMTP (and the opt-in mails): count the request's
  * messages against the account's monthly limit, record the request (the claim check), then
- * start its workflow. Only when all succeeded is the request accepted; if a later step fails
+ * hand it to Temporal (signalled to the account's AccountSender, or a ScheduledSend workflow
+ * of its own when it has a launch_date in the future). Only when all succeeded is the request accepted; if a later step fails
  * the record is removed and the count given back, so a caller answering 503/451 leaves
  * nothing half-recorded or counted. Returns the request id. Over the limit: 503 naming the
  * MONTHLY limit. Other errors are the store's or Temporal's own: callers turn them into the
@@ -32,7 +33,12 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
       _id: requestId, ...toStoredFields(request), batchId: ids.batchId, ...(launchAt ? { launchAt } : {}), acceptedAt: new Date(),
     });
     try {
-      await startTransactionalBatch(deps.temporal, deps.taskQueue, { account, requestId, ...(launchAt ? { launchAt: launchAt.toISOString() } : {}) }, ids.batchId);
+      // Sent now: gathered with the account's other sends. Sent later: a durable timer of its own.
+      if (launchAt && launchAt.getTime() > Date.now()) {
+        await startScheduledSend(deps.temporal, deps.taskQueue, { account, ...ids, launchAt: launchAt.toISOString() });
+      } else {
+        await signalAccountSender(deps, account, ids);
+      }
     } catch (error) {
       await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
       throw error;

@@ -1,28 +1,37 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { EventSubject } from '../events';
 import { derivedId } from '../ids';
+import { buildSkeleton } from '../sending/mime-splice';
 import type { SendRequestDoc } from '../store';
 import { contentTypeOf } from './attachments';
-import { batchId, readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
-import { contentRenderer } from './personalise';
+import { readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
+import { contentRenderer, type LinkContext } from './personalise';
 
 /** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
 export interface PlannedMessage {
   mailId: string;
   requestId: string;
+  /** The recipients[].to address (or the envelope recipient): the mail_id's owner and its events' `email`. */
   email: string;
+  /** Copies of this message that go to cc and bcc (same copy, same mail_id). */
+  copiesTo: string[];
   subject: EventSubject;
-  mail: SendMailOptions;
+  /** The whole message for the relay, built when called (the copy rendered, its parts spliced into the shared MIME). */
+  raw(): Buffer;
 }
 
 export function messageIdOf(mailId: string, mtaHost: string): string {
   return `<${mailId}@${mtaHost}>`;
 }
 
+/** What planning needs besides the request: the Message-ID host, and where tracking links point. */
+export interface PlanContext { mtaHost: string; links: LinkContext }
+
 /**
  * An accepted request, read once: the envelope sender (DKIM signs for its domain), the ids of its
- * messages (derived from the request: stable across retries), and each message, built only when
- * asked for, so a retry builds only what the ledger does not show as done.
+ * messages (derived from the request: stable across retries, so a resend reuses the Message-ID),
+ * and each message, built only when asked for, so a retry builds only what the ledger does not
+ * show as done.
  */
 export interface RequestPlan {
   sender: string;
@@ -30,10 +39,10 @@ export interface RequestPlan {
   message(index: number): PlannedMessage;
 }
 
-export function planRequest(request: SendRequestDoc, mtaHost: string): RequestPlan {
+export async function planRequest(request: SendRequestDoc, context: PlanContext): Promise<RequestPlan> {
   return request.source === 'smtp'
-    ? planSmtp(request, readSmtpSubmission(request), mtaHost)
-    : planHttp(request, readHttpBody(request), mtaHost);
+    ? planSmtp(request, readSmtpSubmission(request), context.mtaHost)
+    : planHttp(request, readHttpBody(request), context);
 }
 
 const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => derivedId('mail', request._id, String(index)));
@@ -41,7 +50,7 @@ const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ lengt
 function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
   return {
     account: request.account,
-    batch_id: batchId(request.account, request._id, undefined),
+    batch_id: request.batchId,
     mail_id: mailId,
     email,
     sent_timestamp: new Date(),
@@ -52,39 +61,46 @@ function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHo
   };
 }
 
-function planHttp(request: SendRequestDoc, body: SendRequestBody, mtaHost: string): RequestPlan {
+async function planHttp(request: SendRequestDoc, body: SendRequestBody, context: PlanContext): Promise<RequestPlan> {
+  const { mtaHost } = context;
   const mailIds = mailIdsOf(request, body.recipients.length);
-  // Once per request: the attachments decoded, the templates compiled.
-  const attachments = attachmentsOf(body);
-  const render = contentRenderer(body);
+  // Once per request: the templates compiled, the shared MIME (with the attachments) composed.
+  const render = contentRenderer(body, context.links);
+  const skeleton = await buildSkeleton({
+    from: formatAddress(body.from),
+    replyTo: body.reply_to && formatAddress(body.reply_to),
+    hasHtml: body.content.html !== undefined,
+    hasText: body.content.text !== undefined,
+    attachments: attachmentsOf(body),
+  });
   return {
     sender: body.from.email,
     mailIds,
     message(index) {
       const recipient = body.recipients[index];
       const mailId = mailIds[index];
-      const copy = render(recipient);
+      const email = recipient.to.email;
       return {
         mailId,
         requestId: request._id,
-        email: recipient.to.email,
-        subject: subjectOf(request, mailId, recipient.to.email, mtaHost, {
-          batch_id: batchId(request.account, request._id, body.batch_code),
+        email,
+        copiesTo: [...(recipient.cc ?? []), ...(recipient.bcc ?? [])].map((address) => address.email),
+        subject: subjectOf(request, mailId, email, mtaHost, {
           tags: [...(body.tags ?? []), ...(recipient.tags ?? [])],
           custom_args: recipient.custom_args ?? {},
         }),
-        mail: {
-          messageId: messageIdOf(mailId, mtaHost),
-          from: formatAddress(body.from),
-          replyTo: body.reply_to && formatAddress(body.reply_to),
-          to: formatAddress(recipient.to),
-          cc: recipient.cc?.map(formatAddress),
-          bcc: recipient.bcc?.map(formatAddress),
-          subject: copy.subject,
-          html: copy.html,
-          text: copy.text,
-          headers: copy.headers,
-          attachments,
+        raw() {
+          const copy = render(recipient, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
+          // Bcc is never written into the message: its addresses are only in the envelope.
+          return skeleton.build({
+            to: formatAddress(recipient.to),
+            cc: recipient.cc?.map(formatAddress),
+            subject: copy.subject,
+            messageId: messageIdOf(mailId, mtaHost),
+            html: copy.html,
+            text: copy.text,
+            headers: copy.headers,
+          });
         },
       };
     },
@@ -100,13 +116,7 @@ function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, mtaHost: 
     message(index) {
       const email = submission.rcptTo[index];
       const mailId = mailIds[index];
-      return {
-        mailId,
-        requestId: request._id,
-        email,
-        subject: subjectOf(request, mailId, email, mtaHost),
-        mail: { envelope: { from: submission.mailFrom, to: [email] }, raw },
-      };
+      return { mailId, requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailId, email, mtaHost), raw: () => raw };
     },
   };
 }
@@ -124,6 +134,6 @@ function attachmentsOf(body: SendRequestBody): SendMailOptions['attachments'] {
   }));
 }
 
-function formatAddress(address: Address) {
+function formatAddress(address: Address): string | { name: string; address: string } {
   return address.name ? { name: address.name, address: address.email } : address.email;
 }

@@ -108,9 +108,9 @@ describe('npm start on a fresh data folder', () => {
     try {
       const client = new Client({ connection });
       const workflows = [];
-      for await (const info of client.workflow.list({ query: "WorkflowType = 'TransactionalBatch'" })) workflows.push(info);
+      for await (const info of client.workflow.list({ query: "WorkflowType = 'AccountSender'" })) workflows.push(info);
       expect(workflows).toHaveLength(1);
-      expect(workflows[0].workflowId).toMatch(/^tx-demo-/);
+      expect(workflows[0].workflowId).toBe('sender-demo');
     } finally {
       await connection.close();
     }

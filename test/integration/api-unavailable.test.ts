@@ -20,7 +20,7 @@ beforeAll(async () => {
   // A Temporal address where nothing listens.
   connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
   const temporal = new Client({ connection });
-  server = http.createServer(createApp({ store, temporal, taskQueue: 'unused', namespace: 'default', logger: createLogger('silent') }).callback());
+  server = http.createServer(createApp({ store, temporal, taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent') }).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -22,9 +22,9 @@ let otherUrl: string;
 beforeAll(async () => {
   herald = await startTestHerald();
   acme = await herald.newAccount();
-  const { store, temporal, taskQueue } = herald.services;
+  const { store, temporal, taskQueue, searchAttributeLimit } = herald.services;
   otherStore = await connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/]+)\/.*$/, '$1/'), store.db.databaseName);
-  other = http.createServer(createApp({ store: otherStore, temporal, taskQueue, namespace: 'default', logger: createLogger('silent') }).callback());
+  other = http.createServer(createApp({ store: otherStore, temporal, taskQueue, searchAttributeLimit, namespace: 'default', logger: createLogger('silent') }).callback());
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
 });

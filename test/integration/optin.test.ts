@@ -281,7 +281,7 @@ describe('when the mail cannot be accepted', () => {
   beforeAll(async () => {
     // The same store, and a Temporal address where nothing listens.
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
-    const app = createApp({ store, temporal: new Client({ connection }), taskQueue: 'unused', namespace: 'default', logger: createLogger('silent') });
+    const app = createApp({ store, temporal: new Client({ connection }), taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent') });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

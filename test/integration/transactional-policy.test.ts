@@ -239,7 +239,7 @@ describe('monthly limit', () => {
     // A second API on the same store whose Temporal does not answer.
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
     const down = http.createServer(createApp({
-      store: herald.services.store, temporal: new Client({ connection }), taskQueue: 'unused', namespace: 'default', logger: createLogger('silent'),
+      store: herald.services.store, temporal: new Client({ connection }), taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent'),
     }).callback());
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
     try {

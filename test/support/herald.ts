@@ -32,7 +32,7 @@ export async function startTestHerald(options: { rejectRecipients?: string[] } =
   const services = await connectServices(config, { mongodbUri: withoutDatabase(mongodbUri), temporalAddress });
   const sink = await startSmtpSink({ rejectRecipients: options.rejectRecipients });
   const { worker, close } = await createHeraldWorker({
-    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: sink.url, mtaHost: 'herald.test',
+    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: sink.url, mtaHost: 'herald.test', publicUrl: config.publicUrl,
   });
   const running = worker.run();
   const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());

@@ -143,7 +143,7 @@ describe('docker/compose.yaml', () => {
     expect(setup).toContain('--address temporal:7233');
     expect(setup).toMatch(/search-attribute create[^\n]*--namespace default/);
     for (const key of Object.values(searchAttributeKeys)) {
-      expect(setup).toMatch(new RegExp(`--name ${key.name} --type ${key.type}\\b`, 'i'));
+      expect(setup).toMatch(new RegExp(`--name ${key.name} --type ${key.type.replace('_', '')}\\b`, 'i'));
     }
   });
 

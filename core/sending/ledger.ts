@@ -1,0 +1,57 @@
+// The send ledger, written in groups. A message's row (its outcome with its event) must be in the
+// store as soon as the relay answered, since a resend after a crash skips exactly the rows it
+// finds; but a store round trip per message would put the store on the sending path. So rows
+// queue while a write is in flight and the next write takes all of them: messages the relay
+// accepted within a few milliseconds share one round trip, and the window in which a crash can
+// cause a duplicate stays that short. The first outcome recorded for a mail_id wins; its event is
+// then stored (an event already stored, same track_id, is skipped).
+import { recordEvents } from '../events';
+import { isDuplicateKey, type MessageDoc, type Store } from '../store';
+
+interface Waiter { resolve: () => void; reject: (error: unknown) => void }
+
+export class LedgerWriter {
+  private rows: MessageDoc[] = [];
+  private waiters: Waiter[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(private readonly store: Store) {}
+
+  /** Resolves once the row and its event are stored. */
+  record(row: MessageDoc): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.rows.push(row);
+      this.waiters.push({ resolve, reject });
+      this.writing ??= this.writeQueued();
+    });
+  }
+
+  private async writeQueued(): Promise<void> {
+    // Rows recorded in this turn of the event loop join the first write too.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.rows.length > 0) {
+      const [rows, waiters] = [this.rows, this.waiters];
+      this.rows = [];
+      this.waiters = [];
+      try {
+        await insertIgnoringDuplicates(this.store, rows);
+        await recordEvents(this.store, rows.map((row) => row.event));
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of waiters) waiter.reject(error);
+      }
+    }
+    this.writing = undefined;
+  }
+}
+
+/** Inserts the rows; a row whose mail_id is already in the ledger keeps the outcome recorded first. */
+async function insertIgnoringDuplicates(store: Store, rows: MessageDoc[]): Promise<void> {
+  try {
+    await store.messages.insertMany(rows, { ordered: false });
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: unknown[] }).writeErrors;
+    const onlyDuplicates = isDuplicateKey(error) || (Array.isArray(writeErrors) && writeErrors.every(isDuplicateKey));
+    if (!onlyDuplicates) throw error;
+  }
+}

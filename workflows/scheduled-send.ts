@@ -1,0 +1,30 @@
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
+import type { ScheduledSendInput } from '../core/workflow-contracts';
+import { deferredDelayMs, MAX_DEFERRED_SENDS, recordCancelled, recordUnsentAsFailed, sendAttempt } from './send-attempts';
+
+/**
+ * One request with a launch_date in the future: a durable timer until then (any horizon, through
+ * restarts), then sent like any other. Cancelled (its batch cancelled through the API) before
+ * or while sending, it records what was not sent as dropped. Its own workflow, searchable by
+ * account and batch id, so the wait is visible in the Temporal UI.
+ */
+export async function ScheduledSend(input: ScheduledSendInput): Promise<void> {
+  const { account, requestId, batchId } = input;
+  const requests = [{ requestId, batchId }];
+  try {
+    const wait = Date.parse(input.launchAt) - Date.now();
+    if (wait > 0) await sleep(wait);
+    for (let sends = 1; ; sends += 1) {
+      const deferred = await sendAttempt(account, requests);
+      if (deferred.length === 0) return;
+      if (sends >= MAX_DEFERRED_SENDS) {
+        await recordUnsentAsFailed({ account, requests, reason: 'the relay kept deferring the recipient' });
+        return;
+      }
+      await sleep(deferredDelayMs(sends));
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    await CancellationScope.nonCancellable(() => recordCancelled({ account, requests }));
+  }
+}
