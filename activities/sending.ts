@@ -28,7 +28,7 @@ export interface SendDeps {
 }
 
 /** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
-export const SEND_CONCURRENCY = 20;
+export const SEND_CONCURRENCY = 50;
 /** How often a sending attempt tells Temporal it is alive, whatever a single relay call takes. */
 const HEARTBEAT_EVERY_MS = 2000;
 /** How often a sending attempt looks for requests whose batch was cancelled meanwhile. */

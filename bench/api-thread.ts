@@ -10,15 +10,19 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../api/app';
 import { createLogger } from '../core/logger';
 import { connectStore } from '../core/store';
+import { connectTemporal } from '../core/temporal';
 import type { Teardown } from './support';
 
 const ROLE = 'herald-bench-api';
 
-interface Start { role: typeof ROLE; uri: string; database: string }
+/** Where the API's sends go; without it, only the account API works (a Temporal client that is never used). */
+export interface ApiTemporal { address: string; namespace: string; taskQueue: string; searchAttributeLimit: number }
+
+interface Start { role: typeof ROLE; uri: string; database: string; temporal?: ApiTemporal }
 
 /** Starts the API on its own thread against the store at `uri`; resolves to its base URL. */
-export async function startApiThread(uri: string, database: string, teardown: Teardown): Promise<string> {
-  const worker = new Worker(__filename, { workerData: { role: ROLE, uri, database } satisfies Start });
+export async function startApiThread(uri: string, database: string, teardown: Teardown, temporal?: ApiTemporal): Promise<string> {
+  const worker = new Worker(__filename, { workerData: { role: ROLE, uri, database, temporal } satisfies Start });
   teardown.defer('api thread', async () => {
     const exited = once(worker, 'exit');
     worker.postMessage('stop');
@@ -30,15 +34,20 @@ export async function startApiThread(uri: string, database: string, teardown: Te
 }
 
 /** The thread's side: serve until told to stop, then close the server and the store client. */
-async function serve({ uri, database }: Start): Promise<void> {
+async function serve({ uri, database, temporal: sends }: Start): Promise<void> {
   const store = await connectStore(uri, database);
-  // Only the account API is loaded: a lazy Temporal connection that is never used.
-  const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-  const api = http.createServer(createApp({ store, temporal, taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent') }).callback());
+  const temporal = sends
+    ? await connectTemporal(sends.address, sends.namespace)
+    : new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }); // lazy: never connects when unused
+  const api = http.createServer(createApp({
+    store, temporal, taskQueue: sends?.taskQueue ?? 'unused', searchAttributeLimit: sends?.searchAttributeLimit ?? 2048,
+    namespace: sends?.namespace ?? 'default', logger: createLogger('silent'),
+  }).callback());
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   parentPort!.once('message', async () => {
     api.closeAllConnections();
     await new Promise((resolve) => api.close(resolve));
+    await temporal.connection.close();
     await store.close();
     process.exit(0); // ends this thread only
   });

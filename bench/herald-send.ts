@@ -5,21 +5,18 @@
 // own speed: the same number of messages composed beforehand and sent raw by nodemailer to the
 // same kind of sink). Reported beside the references measured in the same run, so the figures
 // say what Herald adds.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
-import { createApp } from '../api/app';
 import { createAccount } from '../core/accounts';
 import { loadConfig } from '../core/config';
 import { newId } from '../core/ids';
-import { createLogger } from '../core/logger';
 import { connectServices } from '../core/services';
 import { connectTemporal } from '../core/temporal';
 import { startEmbeddedStore } from '../infra/store';
 import { startEmbeddedTemporal } from '../infra/temporal';
 import { createHeraldWorker } from '../worker';
+import { startApiThread } from './api-thread';
 import { startCountingSink } from './counting-sink';
 import { recipientOf, sampleHtml } from './mail';
 import { percentile, perSecond, round } from './stats';
@@ -112,9 +109,8 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
       await ref.run();
     }
 
-    log('herald-send: starting Herald (worker + API in-process)');
+    log('herald-send: starting Herald (worker in-process, API on its own thread)');
     const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench', HERALD_LOG_LEVEL: 'silent' });
-    const logger = createLogger('silent');
     const services = await connectServices(config, { mongodbUri: store.uri, temporalAddress: temporal.address });
     teardown.defer('services', () => services.close());
     const { worker, close } = await createHeraldWorker({
@@ -124,12 +120,13 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
     teardown.defer('herald worker connection', close);
     const running = worker.run();
     teardown.defer('herald worker', async () => { worker.shutdown(); await running; });
-    const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    teardown.defer('api', () => new Promise((resolve) => { api.close(resolve); api.closeAllConnections(); }));
+    // The API on a thread of its own, as it is a process of its own in a deployment (docker/compose.yaml).
+    const apiBase = await startApiThread(store.uri, config.mongodbDatabase, teardown, {
+      address: temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
+    });
     const { transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
     // undici's own client, one keep-alive connection per client: fetch costs the load generator a third of a core.
-    const client = new Pool(`http://127.0.0.1:${(api.address() as AddressInfo).port}`, { connections: CONCURRENCY });
+    const client = new Pool(apiBase, { connections: CONCURRENCY });
     teardown.defer('http client', () => client.close());
 
     const postBody = async (body: string) => {

@@ -42,7 +42,7 @@
  *   A malformed template throws TemplateError, "Line L, column C: reason".
  */
 import { TemplateError } from './dialect-error';
-import { parseTemplate, type Instrumentation } from './dialect-parse';
+import { parseTemplate, type Instrumentation, type Node } from './dialect-parse';
 import { toRenderer, type RenderHooks } from './dialect-handlebars';
 import { presenter } from './dialect-values';
 
@@ -82,8 +82,36 @@ export function compileTemplate(source: string, options: TemplateOptions, instru
     const text = nodes.map((n) => (n.k === 'text' ? n.text : '')).join('');
     return { render: () => text };
   }
+  // Nothing to substitute but instrumented ranges and points (tracked links, the open pixel of a
+  // content without substitutions, the common case): written directly, no Handlebars program.
+  const flat = flatRenderer(nodes);
+  if (flat) return { render: (_model, hooks) => flat(hooks) };
   const render = toRenderer(nodes, source, presenter({ html: options.escape === 'html', singleLine: options.singleLine === true }));
   return { render: (model, hooks) => render(model ?? {}, hooks) };
+}
+
+/** A renderer for text with instrumented ranges of text and points only; null for anything else. */
+function flatRenderer(nodes: Node[]): ((hooks?: RenderHooks) => string) | null {
+  const textOf = (body: Node[]) => (body.every((n) => n.k === 'text') ? body.map((n) => (n.k === 'text' ? n.text : '')).join('') : null);
+  const parts: Array<string | { wrap: number; text: string } | { insert: number }> = [];
+  for (const node of nodes) {
+    if (node.k === 'text') parts.push(node.text);
+    else if (node.k === 'insert') parts.push({ insert: node.id });
+    else if (node.k === 'wrap') {
+      const text = textOf(node.body);
+      if (text === null) return null;
+      parts.push({ wrap: node.id, text });
+    } else return null;
+  }
+  return (hooks) => {
+    let out = '';
+    for (const part of parts) {
+      if (typeof part === 'string') out += part;
+      else if ('wrap' in part) out += hooks ? hooks.wrap(part.wrap, part.text) : part.text;
+      else if (hooks) out += hooks.insert(part.insert);
+    }
+    return out;
+  };
 }
 
 // Bounded twice: by entries, and by characters, since entries may be up to 300 KB each.
