@@ -1,11 +1,12 @@
 // The signed tokens of tracking links: `{publicUrl}/t/{kind}/{token}`, kind o (open pixel),
-// c (click), v (online version), u (unsubscribe). A token carries everything its endpoint needs,
-// so nothing is looked up to trust it:
+// c (click), v (online version), u (unsubscribe). A token is trusted without a lookup:
 //
 //   o, v, u:  <message>.<sig(kind, message)>
 //   c:        <message>.<sig(c, message)>.<link>.<sig(link, requestId)>
 //
-// <message> is base64url JSON of [account, requestId, index, mailId, batchId, email]; <link> of
+// <message> is base64url JSON of [account, requestId, index]: the message is the recipients[index]
+// element of that stored request, where its endpoint finds the rest (mail_id, batch id, email, tags,
+// custom_args). It is repeated in every link of a message, so it stays this short. <link> is of
 // {i: link_id, t: target, r?: reported url (absent: the target), n?: interests}. A sig is
 // HMAC-SHA256 over the kind and the part, truncated to 128 bits, base64url. The message is signed
 // once per message and kind, the link once per request and target (so rendering stays fast), and
@@ -15,8 +16,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type TrackingKind = 'o' | 'c' | 'v' | 'u';
 
-/** One message: what every token of it carries. `index` is its recipients[] element. */
+/** One message as the renderer knows it. `index` is its recipients[] element. */
 export interface MessageIdentity { account: string; requestId: string; index: number; mailId: string; batchId: string; email: string }
+
+/** What a token names: the message's stored request and its recipients[] element. */
+export type MessageRef = Pick<MessageIdentity, 'account' | 'requestId' | 'index'>;
 
 /** A tracked link as its click reports it. */
 export interface TrackedLink {
@@ -30,7 +34,7 @@ export interface TrackedLink {
   interests: string[];
 }
 
-export type TrackingPayload = { kind: 'o' | 'v' | 'u'; message: MessageIdentity } | { kind: 'c'; message: MessageIdentity; link: TrackedLink };
+export type TrackingPayload = { kind: 'o' | 'v' | 'u'; message: MessageRef } | { kind: 'c'; message: MessageRef; link: TrackedLink };
 
 const SIG_BYTES = 16;
 
@@ -42,8 +46,8 @@ export function sign(secret: Buffer, label: string, part: string): string {
 const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The <message> part of a message's tokens. */
-export function messagePart(m: MessageIdentity): string {
-  return base64Json([m.account, m.requestId, m.index, m.mailId, m.batchId, m.email]);
+export function messagePart(m: MessageRef): string {
+  return base64Json([m.account, m.requestId, m.index]);
 }
 
 /** The token of kind `kind` for a message part (for a click, without its link part). */
@@ -98,12 +102,12 @@ const isText = (v: unknown): v is string => typeof v === 'string';
 
 // Signed parts are Herald's own; the shapes are still checked, so a bug or a changed format is
 // a null and never a half-read payload.
-function readMessage(text: string): MessageIdentity | null {
+function readMessage(text: string): MessageRef | null {
   const v = parseJson(text);
-  if (!Array.isArray(v) || v.length !== 6) return null;
-  const [account, requestId, index, mailId, batchId, email] = v as unknown[];
-  if (!isText(account) || !isText(requestId) || !Number.isInteger(index) || !isText(mailId) || !isText(batchId) || !isText(email)) return null;
-  return { account, requestId, index: index as number, mailId, batchId, email };
+  if (!Array.isArray(v) || v.length !== 3) return null;
+  const [account, requestId, index] = v as unknown[];
+  if (!isText(account) || !isText(requestId) || !Number.isInteger(index)) return null;
+  return { account, requestId, index: index as number };
 }
 
 function readLink(text: string): TrackedLink | null {
