@@ -13,7 +13,7 @@ export interface AcceptedIds { requestId: string; batchId: string }
 
 /**
  * Durable acceptance, shared by HTTP and SMTP (and the opt-in mails): count the request's
- * messages against the account's monthly limit, record the request (the claim check), then
+ * messages against the account's monthly limit and record the request (the claim check), then
  * hand it to Temporal (signalled to the account's AccountSender, or a ScheduledSend workflow
  * of its own when it has a launch_date in the future). Only when all succeeded is the request accepted; if a later step fails
  * the record is removed and the count given back, so a caller answering 503/451 leaves
@@ -27,11 +27,20 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
   const ids = { requestId, batchId: batchId(account, requestId, request.source === 'http' ? request.body.batch_code : undefined) };
   const launchAt = request.source === 'http' && request.body.launch_date ? new Date(launchInstant(request.body.launch_date)) : undefined;
   const monthlyLimit = known ? known.monthlyLimit : (await readAccountSettings(deps.store, account))?.monthlyLimit ?? null;
-  const counted = await countMonthlyMessages(deps.store, account, messageCount(request), monthlyLimit);
+  // Counting and recording are independent store writes: made together, the request waits for
+  // one round trip instead of two. Either one failing undoes the other.
+  const record = deps.store.sendRequests.insertOne({
+    _id: requestId, ...toStoredFields(request), batchId: ids.batchId, ...(launchAt ? { launchAt } : {}), acceptedAt: new Date(),
+  });
+  const [counting, recording] = await Promise.allSettled([countMonthlyMessages(deps.store, account, messageCount(request), monthlyLimit), record]);
+  const forget = () => deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
+  if (counting.status === 'rejected') {
+    if (recording.status === 'fulfilled') await forget();
+    throw counting.reason;
+  }
+  const counted = counting.value;
   try {
-    await deps.store.sendRequests.insertOne({
-      _id: requestId, ...toStoredFields(request), batchId: ids.batchId, ...(launchAt ? { launchAt } : {}), acceptedAt: new Date(),
-    });
+    if (recording.status === 'rejected') throw recording.reason;
     try {
       // Sent now: gathered with the account's other sends. Sent later: a durable timer of its own.
       if (launchAt && launchAt.getTime() > Date.now()) {
@@ -40,7 +49,7 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
         await signalAccountSender(deps, account, ids);
       }
     } catch (error) {
-      await deps.store.sendRequests.deleteOne({ _id: requestId, account }).catch(() => undefined);
+      await forget();
       throw error;
     }
   } catch (error) {

@@ -25,6 +25,15 @@ describe('loadConfig', () => {
     });
   });
 
+  it('sizes the AccountSender\'s searchable batch list for the Temporal server in use', () => {
+    expect(loadConfig({}).temporalSearchAttributeLimit).toBe(65536); // the embedded dev server is started with it
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporalSearchAttributeLimit).toBe(2048); // Temporal's default
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: '65536' }).temporalSearchAttributeLimit).toBe(65536);
+    for (const bad of ['512', 'lots', '2048.5']) {
+      expect(() => loadConfig({ TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: bad })).toThrow(/TEMPORAL_SEARCH_ATTRIBUTE_LIMIT/);
+    }
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {
