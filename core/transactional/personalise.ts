@@ -51,28 +51,24 @@ export interface Personalised { subject: string; html?: string; text?: string; h
 
 /**
  * The request's templates, compiled (or found in the cache) once; the function renders one
- * recipient's copy of the subject, contents and header values.
- *
- * Without `links`, or without the message's identity, nothing is tracked and `urls` is the
- * client's (transitional: callers pass both).
+ * message's copy of the subject, contents and header values, with its own tracking links.
  */
-export function contentRenderer(body: SendRequestBody, links?: LinkContext): (recipient: Recipient, message?: MessageIdentity) => Personalised {
+export function contentRenderer(body: SendRequestBody, links: LinkContext): (recipient: Recipient, message: MessageIdentity) => Personalised {
   const compile = (source: string | undefined, options: TemplateOptions) => (source === undefined ? undefined : compiledTemplate(source, options));
   const subject = compiledTemplate(body.subject, ONE_LINE);
   const htmlSource = body.content.html;
-  const trackedHtml = links && htmlSource !== undefined ? trackedHtmlRenderer(htmlSource, body.tracking, links) : undefined;
-  const html = trackedHtml ? undefined : compile(htmlSource, HTML);
+  const trackedHtml = htmlSource !== undefined ? trackedHtmlRenderer(htmlSource, body.tracking, links) : undefined;
   const text = compile(body.content.text, TEXT);
   const headers = body.headers && Object.entries(body.headers).map(([name, value]) => [name, compiledTemplate(value, ONE_LINE)] as const);
   // The two links cost a signature each: made only for templates that may use them.
   const usesUrls = templatedFields(body).some(([, source]) => source.includes('urls'));
   return (recipient, message) => {
     const model = mergeModels(body.substitutions, recipient.substitutions);
-    const tokens = links && message ? new MessageTokens(links, message) : undefined;
-    if (tokens && usesUrls) model.urls = { ...ownObject(model.urls), online_version: tokens.url('v'), unsubscribe: tokens.url('u') };
+    const tokens = new MessageTokens(links, message);
+    if (usesUrls) model.urls = { ...ownObject(model.urls), online_version: tokens.url('v'), unsubscribe: tokens.url('u') };
     return {
       subject: subject.render(model),
-      ...(htmlSource !== undefined ? { html: trackedHtml && tokens ? trackedHtml(model, tokens) : (html ?? compiledTemplate(htmlSource, HTML)).render(model) } : {}),
+      ...(trackedHtml ? { html: trackedHtml(model, tokens) } : {}),
       ...(text ? { text: text.render(model) } : {}),
       ...(headers ? { headers: Object.fromEntries(headers.map(([name, template]) => [name, template.render(model)])) } : {}),
     };

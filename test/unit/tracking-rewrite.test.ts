@@ -236,10 +236,10 @@ describe('attribute safety', () => {
   });
 });
 
-describe('without links', () => {
-  it('renders as before: no pixel, no wrapping, attributes kept', () => {
-    const request = body('<body><a href="https://a.example/" data-interests="a">${x}</a></body>');
-    expect(contentRenderer(request)({ to: { email: 'a@x.example' }, substitutions: { x: 1 } }).html).toBe('<body><a href="https://a.example/" data-interests="a">1</a></body>');
+describe('with tracking off', () => {
+  it('renders the content as written: no pixel, no wrapping', () => {
+    const request = { ...body('<body><a href="https://a.example/">${x}</a></body>'), tracking: { open: { enable: false }, click: { enable: false } } };
+    expect(contentRenderer(request, links)({ to: { email: 'a@x.example' }, substitutions: { x: 1 } }, identity).html).toBe('<body><a href="https://a.example/">1</a></body>');
   });
 });
 
