@@ -124,8 +124,8 @@ it('retries a relay that refuses its credentials (535) instead of bouncing anyth
 });
 
 it('stops sending before the next message once the attempt is cancelled', async () => {
-  await withRelay({ delayMs: 150 }, async (relay, acts) => {
-    const emails = Array.from({ length: 30 }, (_, i) => `slow${i}@example.net`);
+  await withRelay({ delayMs: 40 }, async (relay, acts) => {
+    const emails = Array.from({ length: SEND_CONCURRENCY + 60 }, (_, i) => `slow${i}@example.net`);
     const input = await storedRequest(emails);
     const env = attempt(1);
     const running = env.run(acts.sendRequests, input);
