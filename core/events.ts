@@ -1,6 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { derivedId } from './ids';
-import { isDuplicateKey, type EventDoc, type Store } from './store';
+import { insertSkippingDuplicates, type EventDoc, type Store } from './store';
 
 export type TrackType =
   | 'track.mail.dropped' | 'track.mail.sent' | 'track.mail.bounced'
@@ -53,13 +53,6 @@ export function buildEvent(
 }
 
 /** Stores events; one already stored (same track_id) is skipped, so retries are harmless. */
-export async function recordEvents(store: Store, events: EventDoc[]): Promise<void> {
-  if (events.length === 0) return;
-  try {
-    await store.events.insertMany(events, { ordered: false });
-  } catch (error) {
-    const writeErrors = (error as { writeErrors?: unknown[] }).writeErrors;
-    const onlyDuplicates = isDuplicateKey(error) || (Array.isArray(writeErrors) && writeErrors.every(isDuplicateKey));
-    if (!onlyDuplicates) throw error;
-  }
+export function recordEvents(store: Store, events: EventDoc[]): Promise<void> {
+  return insertSkippingDuplicates(store.events, events);
 }

@@ -1,4 +1,4 @@
-import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId } from 'mongodb';
+import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -411,6 +411,19 @@ export function databaseInUri(uri: string): string | undefined {
 /** True for MongoDB's duplicate-key error (a unique index decided). */
 export function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}
+
+/** Inserts the documents; one whose unique key is already stored is skipped (what a retry meets). */
+export async function insertSkippingDuplicates<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<void> {
+  if (docs.length === 0) return;
+  try {
+    await collection.insertMany(docs, { ordered: false });
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+    const errorsOf = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    const onlyDuplicates = isDuplicateKey(error) || (errorsOf.length > 0 && errorsOf.every(isDuplicateKey));
+    if (!onlyDuplicates) throw error;
+  }
 }
 
 /**

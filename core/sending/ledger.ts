@@ -6,7 +6,7 @@
 // cause a duplicate stays that short. The first outcome recorded for a mail_id wins; its event is
 // then stored (an event already stored, same track_id, is skipped).
 import { recordEvents } from '../events';
-import { isDuplicateKey, type MessageDoc, type Store } from '../store';
+import { insertSkippingDuplicates, type MessageDoc, type Store } from '../store';
 
 interface Waiter { resolve: () => void; reject: (error: unknown) => void }
 
@@ -34,7 +34,7 @@ export class LedgerWriter {
       this.rows = [];
       this.waiters = [];
       try {
-        await insertIgnoringDuplicates(this.store, rows);
+        await insertSkippingDuplicates(this.store.messages, rows); // the first outcome of a mail_id stays
         await recordEvents(this.store, rows.map((row) => row.event));
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
@@ -42,16 +42,5 @@ export class LedgerWriter {
       }
     }
     this.writing = undefined;
-  }
-}
-
-/** Inserts the rows; a row whose mail_id is already in the ledger keeps the outcome recorded first. */
-async function insertIgnoringDuplicates(store: Store, rows: MessageDoc[]): Promise<void> {
-  try {
-    await store.messages.insertMany(rows, { ordered: false });
-  } catch (error) {
-    const writeErrors = (error as { writeErrors?: unknown[] }).writeErrors;
-    const onlyDuplicates = isDuplicateKey(error) || (Array.isArray(writeErrors) && writeErrors.every(isDuplicateKey));
-    if (!onlyDuplicates) throw error;
   }
 }
