@@ -54,6 +54,8 @@ export async function startSmtpSink(options: SinkOptions = {}) {
       });
     },
   });
+  // A client that dies mid-session (a killed worker) resets its connection: the sink carries on.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
