@@ -2,7 +2,9 @@
 // messages it may send per calendar month, and which domains its From addresses may use. An
 // operator sets it with `herald account set` (cli/main.ts); the send path reads it per request.
 // Stored on the account document (AccountDoc.settings); what is not stored takes the defaults.
+import { byId } from './read-batch';
 import type { AccountDoc, Store } from './store';
+import { perStore } from './turn-batch';
 
 export interface AccountSettings {
   attachments: boolean;
@@ -33,9 +35,12 @@ export function settingsOf(doc: Pick<AccountDoc, 'settings'>): AccountSettings {
   };
 }
 
+/** Sends arriving together read their accounts' settings with one query (core/read-batch.ts). */
+const settingsById = perStore((store) => byId((ids) => store.accounts.find({ _id: { $in: ids } }).project<Pick<AccountDoc, '_id' | 'settings'>>({ settings: 1 }).toArray()));
+
 /** The account's settings, or null when there is no such account. */
 export async function readAccountSettings(store: Store, account: string): Promise<AccountSettings | null> {
-  const doc = await store.accounts.findOne({ _id: account }, { projection: { settings: 1 } });
+  const doc = await settingsById(store).get(account);
   return doc ? settingsOf(doc) : null;
 }
 

@@ -6,6 +6,7 @@ import {
   searchAttributeKeys, SEND_SIGNAL, taskWorkflows, workflowIds,
   type AccountSenderInput, type QueuedSend, type ScheduledSendInput, type TaskType, type TaskWorkflowInput,
 } from './workflow-contracts';
+import { TurnBatch } from './turn-batch';
 
 /** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
 const START_DEADLINE_MS = 5000;
@@ -16,26 +17,44 @@ export async function connectTemporal(address: string, namespace: string): Promi
   return new Client({ connection, namespace });
 }
 
+/** Where an accepted request is signalled: the Temporal client, the task queue, the search attribute limit. */
+export interface SignalDeps { temporal: Client; taskQueue: string; searchAttributeLimit: number }
+
 /**
  * Hands an accepted request to its account's AccountSender, starting that workflow when none
  * runs (signalWithStart): one call, at the rate Temporal takes signals, rather than a workflow
- * per request. A request signalled twice sends nothing twice (the send ledger decides).
+ * per request. Requests of an account accepted in the same turn of the event loop go in one
+ * signal (core/turn-batch.ts): each waits for that signal's acknowledgement, and a lone request
+ * waits for no one. A request signalled twice sends nothing twice (the send ledger decides).
  */
-export async function signalAccountSender(
-  deps: { temporal: Client; taskQueue: string; searchAttributeLimit: number }, account: string, queued: QueuedSend,
-): Promise<string> {
+export function signalAccountSender(deps: SignalDeps, account: string, queued: QueuedSend): Promise<void> {
+  return accountSignals(deps, account).add(queued);
+}
+
+const signalBatches = new WeakMap<Client, Map<string, TurnBatch<QueuedSend, void>>>();
+
+function accountSignals(deps: SignalDeps, account: string): TurnBatch<QueuedSend, void> {
   const { temporal: client, taskQueue, searchAttributeLimit } = deps;
-  const workflowId = workflowIds.accountSender(account);
-  await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('AccountSender', {
-    taskQueue,
-    workflowId,
-    args: [{ account, searchAttributeLimit } satisfies AccountSenderInput],
-    signal: SEND_SIGNAL,
-    signalArgs: [queued],
-    typedSearchAttributes: [{ key: searchAttributeKeys.account, value: account }],
-    staticSummary: `Sends of ${account}`,
-  }));
-  return workflowId;
+  let batches = signalBatches.get(client);
+  if (!batches) signalBatches.set(client, (batches = new Map()));
+  const key = `${taskQueue}\u0000${account}`;
+  let batch = batches.get(key);
+  if (!batch) {
+    batch = new TurnBatch<QueuedSend, void>(async (requests) => {
+      await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('AccountSender', {
+        taskQueue,
+        workflowId: workflowIds.accountSender(account),
+        args: [{ account, searchAttributeLimit } satisfies AccountSenderInput],
+        signal: SEND_SIGNAL,
+        signalArgs: [requests],
+        typedSearchAttributes: [{ key: searchAttributeKeys.account, value: account }],
+        staticSummary: `Sends of ${account}`,
+      }));
+      return requests.map(() => ({ value: undefined }));
+    });
+    batches.set(key, batch);
+  }
+  return batch;
 }
 
 /**

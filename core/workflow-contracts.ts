@@ -42,7 +42,7 @@ export interface QueuedSend {
   batchId: string;
 }
 
-/** The signal that hands an accepted request to its account's AccountSender. */
+/** The signal that hands accepted requests (an array of QueuedSend) to their account's AccountSender. */
 export const SEND_SIGNAL = 'send';
 
 /** A request whose relay deferred some recipients (4xx): sent again from `dueAt` (epoch ms). */

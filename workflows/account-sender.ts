@@ -6,7 +6,8 @@ import {
 } from '../core/workflow-contracts';
 import { deferredDelayMs, MAX_DEFERRED_SENDS, recordUnsentAsFailed, sendAttempt } from './send-attempts';
 
-const sendSignal = defineSignal<[QueuedSend]>(SEND_SIGNAL);
+/** Requests accepted together come in one signal. */
+const sendSignal = defineSignal<[QueuedSend[]]>(SEND_SIGNAL);
 
 /** Send attempts (activities) of the account running at once. */
 const MAX_ATTEMPTS_IN_FLIGHT = 3;
@@ -45,8 +46,8 @@ export async function AccountSender(input: AccountSenderInput): Promise<void> {
   /** Bumped when a finished attempt deferred requests: the wait below recomputes its timeout. */
   let deferrals = 0;
   let crashed: unknown;
-  setHandler(sendSignal, (request) => {
-    queued.push(request);
+  setHandler(sendSignal, (requests) => {
+    queued.push(...requests);
     signals += 1;
   });
 

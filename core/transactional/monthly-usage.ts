@@ -2,6 +2,25 @@
 // document per account and calendar month (UTC), shared by every API and SMTP process.
 import { errors } from '../errors';
 import { isDuplicateKey, type Store } from '../store';
+import { perStore, TurnBatch, type ItemResult } from '../turn-batch';
+
+/**
+ * Counts of requests arriving together without a limit: one `$inc` per counter for all of them
+ * (core/turn-batch.ts). With a limit each request is counted by itself, since each must fit.
+ */
+const unlimitedCounts = perStore((store) => new TurnBatch<{ _id: string; count: number }, void>(async (items) => {
+  const sums = new Map<string, number>();
+  for (const { _id, count } of items) sums.set(_id, (sums.get(_id) ?? 0) + count);
+  const outcomes = new Map<string, ItemResult<void>>(await Promise.all([...sums].map(async ([_id, sum]): Promise<[string, ItemResult<void>]> => {
+    try {
+      await store.counters.updateOne({ _id }, { $inc: { seq: sum } }, { upsert: true });
+      return [_id, { value: undefined }];
+    } catch (error) {
+      return [_id, { error }];
+    }
+  })));
+  return items.map(({ _id }) => outcomes.get(_id)!);
+}));
 
 /** `2026-11`: the calendar month (UTC) a message accepted at `now` counts in. */
 export function monthOf(now: Date): string {
@@ -26,7 +45,7 @@ export async function countMonthlyMessages(store: Store, account: string, count:
   const _id = monthlyCounterId(account, monthOf(now));
   const giveBack = async () => { await store.counters.updateOne({ _id }, { $inc: { seq: -count } }); };
   if (limit === null) {
-    await store.counters.updateOne({ _id }, { $inc: { seq: count } }, { upsert: true });
+    await unlimitedCounts(store).add({ _id, count });
     return { giveBack };
   }
   const fits = () => store.counters.findOneAndUpdate({ _id, seq: { $lte: limit - count } }, { $inc: { seq: count } }, { returnDocument: 'after' });

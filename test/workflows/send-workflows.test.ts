@@ -116,7 +116,7 @@ describe('AccountSender', () => {
     let firstRunId: string | undefined;
     for (const id of ids) {
       const handle = await env.client.workflow.signalWithStart('AccountSender', {
-        taskQueue, workflowId, args: [{ account: 'acme' }], signal: SEND_SIGNAL, signalArgs: [{ requestId: id, batchId: `acme_transactional_${id}` }],
+        taskQueue, workflowId, args: [{ account: 'acme' }], signal: SEND_SIGNAL, signalArgs: [[{ requestId: id, batchId: `acme_transactional_${id}` }]],
       });
       firstRunId ??= handle.signaledRunId;
     }
