@@ -14,7 +14,7 @@ import { LedgerWriter } from '../core/sending/ledger';
 import type { EventDoc, MessageDoc, SendRequestDoc, Store } from '../core/store';
 import { suppress, suppressedAmong } from '../core/suppressions';
 import { trackingSecret } from '../core/tracking-secret';
-import { messageIdOf, planRequest, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
+import { messageIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
 import { classifyRelayFailure } from '../core/transport';
 import type { QueuedSend, SendOutcome, SendRequestsInput } from '../core/workflow-contracts';
 
@@ -41,6 +41,8 @@ interface PendingMessage { message: PlannedMessage; plan: RequestPlan; request: 
 interface Work {
   requests: SendRequestDoc[];
   pending: PendingMessage[];
+  /** Messages of requests whose content cannot be built, with the reason: recorded as failed. */
+  unbuildable: Array<{ messages: PlannedMessage[]; reason: string }>;
   doneEvents: EventDoc[];
   missing: QueuedSend[];
   total: number;
@@ -52,11 +54,28 @@ export function createSendActivities(deps: SendDeps) {
   async function loadWork(input: SendRequestsInput): Promise<Work> {
     const { account } = input;
     const ids = input.requests.map((r) => r.requestId);
-    const requests = await store.sendRequests.find({ _id: { $in: ids }, account }).toArray();
-    const found = new Set(requests.map((r) => r._id));
+    const stored = await store.sendRequests.find({ _id: { $in: ids }, account }).toArray();
+    const found = new Set(stored.map((r) => r._id));
     const links = { publicUrl, secret: await trackingSecret(store) };
-    const plans = await Promise.all(requests.map(async (request) => ({ request, plan: await planRequest(request, { mtaHost, links }) })));
-    const mailIds = plans.flatMap(({ plan }) => plan.mailIds);
+    // A request whose content cannot be built fails alone: the others of the attempt go on.
+    const plans: Array<{ request: SendRequestDoc; plan: RequestPlan }> = [];
+    const unbuildable: Work['unbuildable'] = [];
+    await Promise.all(stored.map(async (request) => {
+      try {
+        plans.push({ request, plan: await planRequest(request, { mtaHost, links }) });
+      } catch (error) {
+        const reason = (error as Error).message;
+        Context.current().log.error('a send request cannot be built: its messages fail', { requestId: request._id, error: reason });
+        try {
+          unbuildable.push({ messages: unbuildableMessages(request, mtaHost), reason });
+        } catch {
+          // not even its recipients can be read: reported like a missing record
+        }
+      }
+    }));
+    plans.sort((a, b) => stored.indexOf(a.request) - stored.indexOf(b.request)); // sent in the order asked
+    const readable = new Set([...plans.map((p) => p.request._id), ...unbuildable.flatMap((u) => u.messages.map((m) => m.requestId))]);
+    const mailIds = [...plans.flatMap(({ plan }) => plan.mailIds), ...unbuildable.flatMap((u) => u.messages.map((m) => m.mailId))];
     const done = mailIds.length === 0 ? [] : await store.messages
       .find({ _id: { $in: mailIds }, account })
       .project<Pick<MessageDoc, '_id' | 'event'>>({ _id: 1, event: 1 })
@@ -67,8 +86,9 @@ export function createSendActivities(deps: SendDeps) {
       doneIds.has(mailId) ? [] : [{ message: plan.message(index), plan, request }]
     )));
     return {
-      requests, pending, doneEvents: done.map((d) => d.event), total: mailIds.length,
-      missing: input.requests.filter((r) => !found.has(r.requestId)),
+      requests: plans.map((p) => p.request), pending, doneEvents: done.map((d) => d.event), total: mailIds.length,
+      unbuildable: unbuildable.map(({ messages, reason }) => ({ messages: messages.filter((m) => !doneIds.has(m.mailId)), reason })),
+      missing: input.requests.filter((r) => !found.has(r.requestId) || !readable.has(r.requestId)),
     };
   }
 
@@ -109,14 +129,29 @@ export function createSendActivities(deps: SendDeps) {
     }));
   }
 
+  /** Messages whose content cannot be built: each a soft bounce naming why (the address is not at fault). */
+  async function recordUnbuildable(ledger: LedgerWriter, unbuildable: Work['unbuildable']): Promise<number> {
+    const at = new Date();
+    const messages = unbuildable.flatMap(({ messages: list, reason }) => list.map((message) => ({ message, reason })));
+    await Promise.all(messages.map(({ message, reason }) => {
+      message.subject.sent_timestamp = at;
+      const event = buildEvent('track.mail.bounced', message.subject, at, 'unbuildable', {
+        bounce_type: 'soft', message: `the message could not be built: ${reason}`.slice(0, 500),
+      });
+      return ledger.record(rowOf(message, 'failed', reason, event));
+    }));
+    return messages.length;
+  }
+
   /** Every message the ledger does not show as done ends with this outcome and its event: none is sent. */
   async function recordUnsent(
     input: SendRequestsInput, status: MessageDoc['status'], relayResponse: string, eventOf: (message: PlannedMessage, at: Date) => EventDoc,
   ): Promise<SendOutcome> {
-    const { pending, doneEvents, missing, total } = await loadWork(input);
+    const { pending, doneEvents, missing, unbuildable, total } = await loadWork(input);
     const ledger = new LedgerWriter(store);
     await recordLedgerEvents(doneEvents);
     const at = new Date();
+    const unbuilt = await recordUnbuildable(ledger, unbuildable);
     await Promise.all([
       recordMissing(ledger, input.account, missing),
       ...pending.map(({ message }) => {
@@ -124,7 +159,7 @@ export function createSendActivities(deps: SendDeps) {
         return ledger.record(rowOf(message, status, relayResponse, eventOf(message, at)));
       }),
     ]);
-    return { sent: total - pending.length, failed: pending.length + missing.length, deferred: [] };
+    return { sent: total - pending.length - unbuilt, failed: pending.length + missing.length + unbuilt, deferred: [] };
   }
 
   return {
@@ -143,8 +178,9 @@ export function createSendActivities(deps: SendDeps) {
       const ledger = new LedgerWriter(store);
       await recordLedgerEvents(work.doneEvents);
       await recordMissing(ledger, account, work.missing);
-      let sent = work.total - work.pending.length;
-      let failed = work.missing.length;
+      const unbuilt = await recordUnbuildable(ledger, work.unbuildable);
+      let sent = work.total - work.pending.length - unbuilt;
+      let failed = work.missing.length + unbuilt;
       const deferred = new Set<string>();
       const cancelled = new Set(work.requests.filter((r) => r.cancelledAt).map((r) => r._id));
       // Addresses on the suppression list get no mail. A confirmation the visitor just asked for

@@ -45,6 +45,19 @@ export async function planRequest(request: SendRequestDoc, context: PlanContext)
     : planHttp(request, readHttpBody(request), context);
 }
 
+/**
+ * The messages of a request whose content cannot be built (planRequest threw): their ids and
+ * addresses only, enough to record their failure. `raw` is never called for them.
+ */
+export function unbuildableMessages(request: SendRequestDoc, mtaHost: string): PlannedMessage[] {
+  const emails = request.source === 'smtp' ? readSmtpSubmission(request).rcptTo : readHttpBody(request).recipients.map((r) => r.to.email);
+  const mailIds = mailIdsOf(request, emails.length);
+  return emails.map((email, index) => ({
+    mailId: mailIds[index], requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailIds[index], email, mtaHost),
+    raw: () => { throw new Error('this message cannot be built'); },
+  }));
+}
+
 const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => derivedId('mail', request._id, String(index)));
 
 function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {

@@ -186,3 +186,28 @@ it('leaves a suppressed cc out of the envelope while the to address gets its cop
   const [mail] = (await sink.waitFor(before + 1)).slice(before);
   expect(mail.rcptTo.sort()).toEqual(['here@example.net', 'kept@example.net']);
 });
+
+it('fails the messages of a request whose content cannot be built, and sends the others of the attempt', async () => {
+  const good = await storedRequest(['fine@example.net']);
+  // Stored as no API would accept it (a malformed template): as a record damaged in the store would be.
+  const badId = newId();
+  await store.sendRequests.insertOne({
+    _id: badId, acceptedAt: new Date(), batchId: `acme_transactional_${badId}`,
+    ...toStoredFields({
+      account: 'acme', source: 'http', body: {
+        from: { email: 'shop@example.com' }, subject: 'Hi ${', content: { text: 'x' }, recipients: [{ to: { email: 'broken1@example.net' } }, { to: { email: 'broken2@example.net' } }],
+      },
+    }),
+  });
+  const before = sink.received.length;
+  const outcome = await attempt(1).run(activities.sendRequests, {
+    account: 'acme', requests: [{ requestId: badId, batchId: `acme_transactional_${badId}` }, ...good.requests],
+  });
+  expect(outcome).toEqual({ sent: 1, failed: 2, deferred: [] });
+  expect((await sink.waitFor(before + 1)).slice(before).map((m) => m.rcptTo[0])).toEqual(['fine@example.net']);
+  const bounces = await store.events.find({ account: 'acme', email: { $in: ['broken1@example.net', 'broken2@example.net'] } }).toArray();
+  expect(bounces.map((e) => [e.track_type, e.bounce_type])).toEqual([['track.mail.bounced', 'soft'], ['track.mail.bounced', 'soft']]);
+  expect(String(bounces[0].message)).toMatch(/could not be built/);
+  // Not the addresses' fault: they stay off the suppression list.
+  expect(await store.suppressions.countDocuments({ account: 'acme', email: { $in: ['broken1@example.net', 'broken2@example.net'] } })).toBe(0);
+});
