@@ -36,7 +36,7 @@ beforeAll(async () => {
   store = herald.services.store;
   acme = await herald.newAccount();
   other = await herald.newAccount();
-  await seed(acme.account, [[1, 'Weekly <News> & "Deals"'], [2, 'Second list'], [3, 'Line one\r\nBcc: victim@example.org']]);
+  await seed(acme.account, [[1, 'Weekly <News> & "Deals"'], [2, 'Second list'], [3, 'Line one\r\nBcc: victim@example.org'], [4, 'Deals ${user.name} [#if x]&[/#if] ${']]);
   await seed(other.account, [[1, 'Other account\'s list']]);
 });
 afterAll(() => herald?.stop());
@@ -102,6 +102,15 @@ describe('the form page', () => {
 });
 
 describe('submit and confirm', () => {
+  it('mails a list name in the substitution language\'s syntax as it is written, never as a template', async () => {
+    const answer = await request('POST', formPath(acme.account, 4), { form: 'fields[3]=syntax%40example.net' });
+    expect(answer.status).toBe(200);
+    const { mail } = await confirmationMail('syntax@example.net');
+    expect(mail.parsed.subject).toBe('Confirm your subscription to Deals ${user.name} [#if x]&[/#if] ${');
+    expect(mail.parsed.html).toContain('<strong>Deals ${user.name} [#if x]&amp;[/#if] ${</strong>');
+    expect(mail.parsed.text).toContain('to Deals ${user.name} [#if x]&[/#if] ${.');
+  });
+
   it('takes the original\'s form (fields[3]), records a pending confirmation, changes no contact, and mails the link', async () => {
     const form = 'fields[3]=Ada%40Example.NET&fields[1]=Ada&fields[2]=Lovelace&fields[10]=ignored&interests[]=1&interests[]=999';
     const answer = await request('POST', formPath(acme.account, 1), { form });
