@@ -6,7 +6,7 @@
 // An href is left exactly as the template renders it when its URL is not absolute http(s)
 // (mailto:, tel:, #anchor, relative, javascript:, data:…: Herald's redirect never serves them) or
 // is Herald's own (`${urls.unsubscribe}`, `${urls.online_version}`, any {publicUrl}/t/… link).
-import { cachedCompile, compileTemplate, TemplateError, type CompiledTemplate, type Model, type RenderHooks } from './dialect';
+import { cachedCompile, compileTemplate, type CompiledTemplate, type Model, type RenderHooks } from './dialect';
 import { escapeHtml } from './dialect-values';
 import type { TrackingOptions } from './request';
 import { htmlSites, type LinkSite } from './tracking-html';
@@ -22,16 +22,8 @@ interface TrackedHtml { template: CompiledTemplate; links: LinkSite[] }
 function trackedHtml(source: string): TrackedHtml {
   return cachedCompile(source, 'html/tracked', () => {
     const { links, pixelAt, drops } = htmlSites(source);
-    try {
-      const template = compileTemplate(source, { escape: 'html' }, { wraps: links, inserts: [pixelAt], drops });
-      return { template, links };
-    } catch (error) {
-      // The content compiled at acceptance, so the instrumented ranges are at fault (a case the
-      // parse did not foresee, found by the fuzz campaign): the content goes out untracked
-      // rather than not at all.
-      if (!(error instanceof TemplateError)) throw error;
-      return { template: compileTemplate(source, { escape: 'html' }), links: [] };
-    }
+    const template = compileTemplate(source, { escape: 'html' }, { wraps: links, inserts: [pixelAt], drops });
+    return { template, links };
   });
 }
 
