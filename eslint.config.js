@@ -12,7 +12,7 @@ const sandboxForbidden = [
 ];
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.herald-data/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.herald-data/**', 'coverage/**', '.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,7 +3,7 @@ import { createActivities } from './activities';
 import { loadConfig } from './core/config';
 import { createLogger } from './core/logger';
 import { connectStore, type Store } from './core/store';
-import { createRelayTransport } from './core/transport';
+import { createThreadedRelay } from './core/relay-thread';
 import { resolveServiceAddresses } from './infra/stack-record';
 
 export interface WorkerDeps {
@@ -23,7 +23,7 @@ const PREBUILT_BUNDLE = process.env.HERALD_WORKFLOW_BUNDLE;
 /** Creates the Temporal worker with every workflow and activity; call run() on the result. */
 export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Worker; close(): Promise<void> }> {
   const connection = await NativeConnection.connect({ address: deps.temporalAddress });
-  const transport = createRelayTransport(deps.relayUrl);
+  const transport = createThreadedRelay(deps.relayUrl);
   const worker = await Worker.create({
     connection,
     namespace: deps.namespace,
@@ -36,7 +36,7 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
   return {
     worker,
     async close() {
-      transport.close();
+      await transport.close();
       await connection.close();
     },
   };

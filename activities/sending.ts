@@ -6,7 +6,6 @@
 // crash can make a resend send twice, each time with the same Message-ID.
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ObjectId } from 'mongodb';
-import type { SendMailOptions, Transporter } from 'nodemailer';
 import { dkimSigningFor } from '../core/dkim';
 import { buildEvent, recordEvents, type EventSubject } from '../core/events';
 import { derivedId } from '../core/ids';
@@ -15,12 +14,12 @@ import type { EventDoc, MessageDoc, SendRequestDoc, Store } from '../core/store'
 import { suppress, suppressedAmong } from '../core/suppressions';
 import { trackingSecret } from '../core/tracking-secret';
 import { messageIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
-import { classifyRelayFailure } from '../core/transport';
+import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../core/transport';
 import type { QueuedSend, SendOutcome, SendRequestsInput } from '../core/workflow-contracts';
 
 export interface SendDeps {
   store: Store;
-  transport: Transporter;
+  transport: RelaySender;
   /** Host name in Message-IDs and the events' `mta` field. */
   mtaHost: string;
   /** Where tracking, online-version and unsubscribe links point (HERALD_PUBLIC_URL). */
@@ -188,7 +187,7 @@ export function createSendActivities(deps: SendDeps) {
       const checked = work.pending.filter(({ request }) => request.purpose !== 'optin-confirmation');
       const suppressed = await suppressedAmong(store, account, checked.flatMap(({ message }) => [message.email, ...message.copiesTo]));
       const isSuppressed = (request: SendRequestDoc, email: string) => request.purpose !== 'optin-confirmation' && suppressed.has(email.toLowerCase());
-      const signing = new Map<string, Promise<SendMailOptions['dkim']>>();
+      const signing = new Map<string, Promise<RelayMessage['dkim']>>();
       const dkimFor = (sender: string) => {
         if (!signing.has(sender)) signing.set(sender, dkimSigningFor(store, account, sender));
         return signing.get(sender)!;

@@ -18,7 +18,8 @@ import { startEmbeddedTemporal } from '../infra/temporal';
 import { createHeraldWorker } from '../worker';
 import { startApiThread } from './api-thread';
 import { startCountingSink } from './counting-sink';
-import { recipientOf, sampleHtml } from './mail';
+import { runSendLoad } from './load-thread';
+import { recipientOf, sampleHtml, sendRequestBody } from './mail';
 import { percentile, perSecond, round } from './stats';
 import { measurePrebuiltRaw } from './nodemailer-raw';
 import { log, runPool, Teardown } from './support';
@@ -51,15 +52,6 @@ async function measureStoreInserts(uri: string): Promise<{ sendRequestDocs: numb
   } finally {
     await client.close();
   }
-}
-
-function sendBody(i: number) {
-  return JSON.stringify({
-    from: { email: 'bench@herald.test', name: 'Bench' },
-    subject: `Order ${i} shipped`,
-    content: { html: sampleHtml(i) },
-    recipients: [{ to: { email: recipientOf(i) } }],
-  });
 }
 
 /** One request to many recipients, each with a substitution. */
@@ -125,8 +117,8 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
       address: temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
     });
     const { transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
-    // undici's own client, one keep-alive connection per client: fetch costs the load generator a third of a core.
-    const client = new Pool(apiBase, { connections: CONCURRENCY });
+    // The warm-up and the big request, one at a time from this thread (the 50 clients have a thread of their own).
+    const client = new Pool(apiBase, { connections: 1 });
     teardown.defer('http client', () => client.close());
 
     const postBody = async (body: string) => {
@@ -139,15 +131,17 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
       if (res.statusCode !== 202) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       return performance.now() - t0;
     };
-    const post = (i: number) => postBody(sendBody(i));
     // Warm-up: one send end to end, so the first-time costs (workflow cache, relay connection) stay out.
-    await post(-1);
+    await postBody(sendRequestBody(-1));
     await sink.waitFor(1, 60_000);
 
-    log(`herald-send: ${REQUESTS} requests, ${CONCURRENCY} at a time`);
-    const started = performance.now();
-    const pool = await runPool(REQUESTS, CONCURRENCY, 120_000, post);
-    const acceptedMs = performance.now() - started;
+    log(`herald-send: ${REQUESTS} requests, ${CONCURRENCY} at a time (clients on a thread of their own)`);
+    let started = 0;
+    const pool = await runSendLoad(
+      { apiBase, transactionalKey, first: 0, count: REQUESTS, concurrency: CONCURRENCY, timeoutMs: 120_000 },
+      () => { started = performance.now(); },
+    );
+    const acceptedMs = pool.durationMs;
     const accepted = pool.results.length;
     let reachedAt: number | undefined;
     try {
@@ -191,7 +185,7 @@ export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<
       ratio_to_bare_temporal: round(sendsPerS / (reference.workflowsPerS ?? NaN), 2),
       store_insert_per_s: storeInserts.sendRequestDocs,
       store_insert_small_per_s: storeInserts.smallDocs,
-      notes: `single-recipient ~15 KB requests from ${CONCURRENCY} clients (undici Pool, keep-alive); sends_per_s = first request to the ` +
+      notes: `single-recipient ~15 KB requests from ${CONCURRENCY} clients (undici Pool, keep-alive, on a thread of their own); sends_per_s = first request to the ` +
         `sink's ${accepted}th message; signal_with_start_per_s = bare signalWithStart into one workflow on the same server, ${CONCURRENCY} in flight; ` +
         `big request = ${BIG_REQUEST_RECIPIENTS} recipients with 2 substitutions each, POST to the sink's last message, beside the same number of ` +
         `prebuilt raw messages sent by nodemailer (5 pooled connections, 50 in flight) to the same sink; bare reference: ${reference.source}; store_insert_per_s = memory backend insertOne of ` +

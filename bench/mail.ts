@@ -12,3 +12,13 @@ export function sampleHtml(i: number): string {
 }
 
 export const recipientOf = (i: number) => `rcpt${i}@example.test`;
+
+/** A single-recipient send of sampleHtml(i), as herald-send's clients post it. */
+export function sendRequestBody(i: number): string {
+  return JSON.stringify({
+    from: { email: 'bench@herald.test', name: 'Bench' },
+    subject: `Order ${i} shipped`,
+    content: { html: sampleHtml(i) },
+    recipients: [{ to: { email: recipientOf(i) } }],
+  });
+}

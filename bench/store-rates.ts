@@ -152,6 +152,28 @@ async function bodyFormats(client: MongoClient): Promise<Record<string, unknown>
   return out;
 }
 
+const LOOKUP_DOCS = 20_000;
+const LOOKUP_IDS = 1000;
+
+/**
+ * An account-scoped read of 1000 ids ({_id: {$in}, account}, the send activity's ledger read)
+ * beside the same ids alone ({_id: {$in}}, the store's own index path), in a 20k-document
+ * collection: the two should cost the same (infra/store/IndexLookups.java).
+ */
+async function scopedLookups(client: MongoClient): Promise<Record<string, Phase>> {
+  const docs = client.db('bench_store_lookups').collection<Doc>('messages');
+  for (let at = 0; at < LOOKUP_DOCS; at += 1000) {
+    await docs.insertMany(Array.from({ length: 1000 }, (_, i) => ({ _id: `m${at + i}`, account: `a${(at + i) % 10}`, status: 'sent' })));
+  }
+  const ids = (i: number) => Array.from({ length: LOOKUP_IDS }, (_, k) => `m${((i * 7919 + k) * 10) % LOOKUP_DOCS}`); // all of account a0
+  const out: Record<string, Phase> = {};
+  log('store-rates: 1000-id reads, by _id alone and scoped to the account');
+  out.ids_1000 = await phase(1, (i) => docs.find({ _id: { $in: ids(i) } }).toArray());
+  out.ids_1000_scoped = await phase(1, (i) => docs.find({ _id: { $in: ids(i) }, account: 'a0' }).toArray());
+  await docs.drop();
+  return out;
+}
+
 const fileMb = (dir: string) => round((fs.statSync(path.join(dir, 'store.mv.db'), { throwIfNoEntry: false })?.size ?? 0) / 1e6);
 
 export async function runStoreRates(): Promise<Record<string, unknown>> {
@@ -170,7 +192,7 @@ export async function runStoreRates(): Promise<Record<string, unknown>> {
       teardown.defer(`store (${backend})`, () => store.stop());
       const client = await MongoClient.connect(store.uri, { maxPoolSize: CONCURRENCY, serverSelectionTimeoutMS: 5000 });
       teardown.defer(`client (${backend})`, () => client.close());
-      backends[backend] = await writeRates(client, backend);
+      backends[backend] = { ...await writeRates(client, backend), ...await scopedLookups(client) };
       if (backend === 'file') {
         log(`store-rates: file: reads beside ${CONCURRENCY} upserting clients`);
         reads = await readsBesideUpserts(client);
@@ -194,6 +216,7 @@ export async function runStoreRates(): Promise<Record<string, unknown>> {
         'before its reply (concurrent writes share a commit); file_reads_beside_upserts: one client reading by _id, in turn, from ' +
         `the collection ${CONCURRENCY} clients upsert into (its reads wait for those writes to be on disk) and from another; ` +
         'body_format_file: a 50-recipient send request stored as a nested document vs one JSON string, inserted 20 at a time, read back by _id (JSON.parse included) by one client; ' +
+        `ids_1000 = find of ${LOOKUP_IDS} ids by {_id: {$in}} in a ${LOOKUP_DOCS / 1000}k-document collection, _scoped = the same with account (as every account-scoped read), one client; ` +
         'file_mb_open/closed: the H2 file after all file phases, before and after the store closed (and compacted) it',
     };
   } finally {

@@ -8,3 +8,13 @@ function findRoot(start: string): string {
   const parent = path.resolve(start, '..');
   return path.basename(parent) === 'dist' ? path.resolve(parent, '..') : parent;
 }
+
+/**
+ * The file a worker thread runs for the module at `file`: the module itself when it is compiled,
+ * its dist/ counterpart when it is TypeScript (under Jest), which a thread cannot load. `npm test`
+ * builds dist/ before Jest starts.
+ */
+export function threadScript(file: string): string {
+  if (!file.endsWith('.ts')) return file;
+  return path.join(projectRoot, 'dist', path.relative(projectRoot, file).replace(/\.ts$/, '.js'));
+}

@@ -1,7 +1,23 @@
 import nodemailer, { Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import type DKIM from 'nodemailer/lib/dkim';
+
+/** A message as the send engine hands it to the relay: built MIME, its envelope, DKIM signing if any. */
+export interface RelayMessage {
+  envelope: { from: string; to: string[] };
+  raw: Buffer;
+  dkim?: DKIM.SingleKeyOptions;
+}
+
+/** What sends to the relay: the pooled transport itself, or the same on a thread of its own (core/relay-thread.ts). */
+export interface RelaySender {
+  /** Resolves with the relay's answer; rejects with an error classifyRelayFailure understands. */
+  sendMail(message: RelayMessage): Promise<{ response: string }>;
+  close(): void | Promise<void>;
+}
 
 /** One pooled SMTP connection set to the relay, shared by every send of a worker. */
-export function createRelayTransport(relayUrl: string): Transporter {
+export function createRelayTransport(relayUrl: string): Transporter<SMTPPool.SentMessageInfo> {
   const url = new URL(relayUrl);
   return nodemailer.createTransport({
     pool: true,

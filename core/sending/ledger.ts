@@ -3,8 +3,9 @@
 // finds; but a store round trip per message would put the store on the sending path. So rows
 // queue while a write is in flight and the next write takes all of them: messages the relay
 // accepted within a few milliseconds share one round trip, and the window in which a crash can
-// cause a duplicate stays that short. The first outcome recorded for a mail_id wins; its event is
-// then stored (an event already stored, same track_id, is skipped).
+// cause a duplicate stays that short. The first outcome recorded for a mail_id wins. Rows and
+// their events go in one round trip each, side by side: an event whose row a crash kept out is
+// harmless, since a resend's event has the same track_id and is skipped.
 import { recordEvents } from '../events';
 import { insertSkippingDuplicates, type MessageDoc, type Store } from '../store';
 
@@ -34,8 +35,10 @@ export class LedgerWriter {
       this.rows = [];
       this.waiters = [];
       try {
-        await insertSkippingDuplicates(this.store.messages, rows); // the first outcome of a mail_id stays
-        await recordEvents(this.store, rows.map((row) => row.event));
+        await Promise.all([
+          insertSkippingDuplicates(this.store.messages, rows), // the first outcome of a mail_id stays
+          recordEvents(this.store, rows.map((row) => row.event)),
+        ]);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         for (const waiter of waiters) waiter.reject(error);

@@ -20,7 +20,7 @@ import org.h2.mvstore.MVStoreException;
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.NativeKeyBackend;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.LookupMemoryBackend;
 
 public final class HeraldStore {
 
@@ -55,7 +55,7 @@ public final class HeraldStore {
         GroupCommitter committer = null;
         MongoBackend backend;
         if (memory) {
-            backend = new MemoryBackend();
+            backend = new LookupMemoryBackend();
         } else {
             File parent = new File(file).getAbsoluteFile().getParentFile();
             if (parent != null && !parent.isDirectory() && !parent.mkdirs()) fail("cannot create " + parent);

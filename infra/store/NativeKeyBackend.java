@@ -22,8 +22,8 @@ import de.bwaldvogel.mongo.bson.Document;
  * natively, and documents and index keys written compactly. mongo-java-server opens them with
  * H2's generic ObjectDataType, which compares two KeyValue keys by Java-serialising both on every
  * B-tree step (~76% of the store's CPU during bulk inserts; inserts run ~3x faster without) and
- * Java-serialises every value a commit writes. Its unique indexes also answer `$in` on compound
- * keys (CompoundInIndex).
+ * Java-serialises every value a commit writes. Its unique indexes answer every query that fixes
+ * their fields (H2LookupIndex, IndexLookups).
  *
  * A file written before keeps its index maps in the old order, which this comparator cannot search.
  * Each such map is rebuilt once when opened (its entries copied into a map of the new type, then
@@ -65,7 +65,7 @@ public final class NativeKeyBackend extends H2Backend {
                 nativeOrder.put(mapName, Boolean.TRUE);
                 store.commit();
             }
-            return new CompoundInIndex(openNative(mapName), indexName, keys, sparse);
+            return new H2LookupIndex(openNative(mapName), indexName, keys, sparse);
         }
 
         private MVMap<KeyValue, Object> openNative(String mapName) {

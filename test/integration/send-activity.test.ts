@@ -2,12 +2,14 @@
 // the rest with the same Message-ID, and mends events lost to a crash after the ledger write;
 // deferred recipients, relay trouble, cancellation (of the attempt and of a batch), a missing
 // request record, several requests in one attempt.
-// Real store and a real SMTP sink; the activity runs in the SDK's activity test environment.
+// Real store and a real SMTP sink, reached through the relay thread the worker uses; the activity
+// runs in the SDK's activity test environment.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createSendActivities, SEND_CONCURRENCY } from '../../activities/sending';
 import { newId } from '../../core/ids';
 import { connectStore, type Store } from '../../core/store';
-import { createRelayTransport } from '../../core/transport';
+import { createThreadedRelay } from '../../core/relay-thread';
+import type { RelaySender } from '../../core/transport';
 import { toStoredFields, type Recipient } from '../../core/transactional/request';
 import type { QueuedSend } from '../../core/workflow-contracts';
 import { startSmtpSink } from '../support/smtp-sink';
@@ -15,17 +17,17 @@ import { startSmtpSink } from '../support/smtp-sink';
 let store: Store;
 let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 let activities: ReturnType<typeof createSendActivities>;
-let transport: ReturnType<typeof createRelayTransport>;
+let transport: RelaySender;
 
 beforeAll(async () => {
   store = await connectStore(process.env.MONGODB_URI!.replace(/\/[^/?]*(\?|$)/, '/$1'), `herald_act_${newId().slice(0, 8)}`);
   sink = await startSmtpSink();
-  transport = createRelayTransport(sink.url);
+  transport = createThreadedRelay(sink.url);
   activities = createSendActivities({ store, transport, mtaHost: 'mx.test', publicUrl: 'http://herald.test' });
 });
 
 afterAll(async () => {
-  transport.close();
+  await transport.close();
   await sink.close();
   await store.db.dropDatabase();
   await store.close();
@@ -89,11 +91,11 @@ async function storedRequest(emails: string[], extra: Partial<Recipient> = {}): 
 /** A sink of its own with these options, a transport to it and activities over both; closed after `use`. */
 async function withRelay(options: Parameters<typeof startSmtpSink>[0], use: (relay: Awaited<ReturnType<typeof startSmtpSink>>, acts: typeof activities) => Promise<void>, auth = false) {
   const relay = await startSmtpSink(options);
-  const relayTransport = createRelayTransport(auth ? relay.url.replace('smtp://', 'smtp://relay:secret@') : relay.url);
+  const relayTransport = createThreadedRelay(auth ? relay.url.replace('smtp://', 'smtp://relay:secret@') : relay.url);
   try {
     await use(relay, createSendActivities({ store, transport: relayTransport, mtaHost: 'mx.test', publicUrl: 'http://herald.test' }));
   } finally {
-    relayTransport.close();
+    await relayTransport.close();
     await relay.close();
   }
 }

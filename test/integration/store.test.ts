@@ -75,22 +75,37 @@ test('file store keeps documents and unique indexes across a SIGTERM restart', a
   expect((err as MongoServerError).code).toBe(11000);
 });
 
-test('file store answers $in on the fields of a compound unique index with exactly the matching documents', async () => {
-  const { client } = await start(path.join(tmp, 'data', 'store.mv.db'));
-  const contacts = client.db('herald_test').collection<{ account: string; email: string; n: number }>('contacts');
+// Every account-scoped lookup here has the shape {_id or the index's fields, account, …}: the
+// store must answer it from a unique index (mongo-java-server alone scans the whole collection for
+// any query that is not exactly an index's fields) and still return exactly the matching documents.
+test.each([['file', true], ['memory', false]])('%s store answers queries that fix a unique index\'s fields with exactly the matching documents', async (_name, durable) => {
+  const { client } = await start(durable ? path.join(tmp, 'data', 'store.mv.db') : null);
+  const contacts = client.db('herald_test').collection<{ _id: string; account: string; email: string; n: number }>('contacts');
   await contacts.createIndex({ account: 1, email: 1 }, { unique: true });
-  await contacts.insertMany(['a1', 'a2'].flatMap((account) => Array.from({ length: 50 }, (_, n) => ({ account, email: `p${n}@example.com`, n }))));
+  await contacts.insertMany(['a1', 'a2'].flatMap((account) => Array.from({ length: 50 }, (_, n) => ({ _id: `${account}-${n}`, account, email: `p${n}@example.com`, n }))));
   const found = async (filter: object) => (await contacts.find(filter, { projection: { _id: 0 } }).toArray()).map((d) => `${d.account}/${d.n}`).sort();
 
   expect(await found({ account: 'a1', email: { $in: ['p3@example.com', 'p7@example.com', 'p3@example.com', 'nobody@example.com'] } })).toEqual(['a1/3', 'a1/7']);
   expect(await found({ account: { $in: ['a1', 'a2', 'a3'] }, email: { $in: ['p1@example.com', 'p2@example.com'] } })).toEqual(['a1/1', 'a1/2', 'a2/1', 'a2/2']);
   expect(await found({ account: 'a2', email: { $in: [] } })).toEqual([]);
+  // More fields than the index's: found through it, then matched against the whole query.
+  expect(await found({ _id: { $in: ['a1-4', 'a2-5', 'a1-6', 'a1-99'] }, account: 'a1' })).toEqual(['a1/4', 'a1/6']);
+  expect(await found({ _id: 'a2-5', account: 'a1' })).toEqual([]);
+  expect(await found({ _id: 'a2-5', account: 'a2', n: { $gt: 4 } })).toEqual(['a2/5']);
+  expect(await found({ account: 'a1', email: { $in: ['p8@example.com', 'p9@example.com'] }, n: { $ne: 8 } })).toEqual(['a1/9']);
+  expect(await found({ account: 'a1', email: 'p8@example.com', $or: [{ n: 8 }, { n: 9 }] })).toEqual(['a1/8']);
+  expect(await found({ account: 'a1', email: 'p8@example.com', $or: [{ n: 1 }] })).toEqual([]);
   // Conditions an index lookup cannot answer fall back to matching every document, as before.
   expect(await found({ account: 'a1', email: { $in: [/^p4\d@/, 'p1@example.com'] } })).toEqual(['a1/1', ...Array.from({ length: 10 }, (_, i) => `a1/${40 + i}`)].sort());
   expect(await found({ account: 'a1', email: { $in: [null, 'p5@example.com'] } })).toEqual(['a1/5']);
   expect(await found({ account: 'a1', email: { $nin: ['p0@example.com'] }, n: { $lt: 2 } })).toEqual(['a1/1']);
+  expect(await found({ _id: { $gt: 'a2-47' }, account: 'a2' })).toEqual(['a2/48', 'a2/49', 'a2/5', 'a2/6', 'a2/7', 'a2/8', 'a2/9']);
   // More combinations than the index looks up one by one: still the right answer, by a scan.
   expect(await found({ account: 'a2', email: { $in: Array.from({ length: 1500 }, (_, n) => `p${n}@example.com`) } })).toHaveLength(50);
+  // Updates and deletes find their documents the same way.
+  await contacts.updateOne({ _id: 'a1-3', account: 'a1' }, { $set: { n: 300 } });
+  await contacts.deleteOne({ _id: 'a1-4', account: 'a2' }); // not a2's: nothing deleted
+  expect(await found({ _id: { $in: ['a1-3', 'a1-4'] }, account: 'a1' })).toEqual(['a1/300', 'a1/4']);
 });
 
 test('every acknowledged write survives a SIGKILL of the store right after its reply', async () => {

@@ -1,61 +1,36 @@
-// In mongo-java-server's package: H2UniqueIndex's constructor is package-private.
-package de.bwaldvogel.mongo.backend.h2;
+// In mongo-java-server's package: Index.keys() is protected.
+package de.bwaldvogel.mongo.backend;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
-import org.h2.mvstore.MVMap;
-
-import de.bwaldvogel.mongo.backend.IndexKey;
-import de.bwaldvogel.mongo.backend.KeyValue;
-import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
 
 /**
- * A unique index that also answers `$in` on the fields of a compound index, as MongoDB does:
- * `{account: "a", email: {$in: [...]}}` becomes one lookup per combination of values.
- * mongo-java-server's own index refuses such queries (its issue #80), so they scanned the whole
- * collection. The documents found are matched against the whole query afterwards as for any
- * index lookup, so the index only has to find a superset of them.
+ * Which keys of a unique index a query can be answered from, as MongoDB's planner would use the
+ * index. mongo-java-server uses a unique index only for a query on exactly its fields and, for
+ * `$in`, only on a single field (its issue #80); anything else scans the whole collection. So
+ * `{_id: {$in: [...]}, account: "a"}`, the shape of every account-scoped lookup here, read every
+ * document of the collection. A query that sets each of the index's fields by an equality or an
+ * `$in` of plain values, whatever else it asks, becomes one lookup per combination of values. The
+ * documents found are matched against the whole query afterwards (AbstractMongoCollection does so
+ * for any index), so the lookups only have to find a superset of the answer.
  */
-final class CompoundInIndex extends H2UniqueIndex {
+public final class IndexLookups {
     /** More combinations than this are left to a scan. */
     private static final int MAX_LOOKUPS = 1000;
 
-    CompoundInIndex(MVMap<KeyValue, Object> map, String name, List<IndexKey> keys, boolean sparse) {
-        super(map, name, keys, sparse);
-    }
+    private IndexLookups() {}
 
-    @Override
-    public synchronized boolean canHandle(Document query) {
-        return super.canHandle(query) || lookups(query) != null;
-    }
-
-    @Override
-    public synchronized Iterable<Object> getPositions(Document query) {
-        if (super.canHandle(query)) return super.getPositions(query);
-        Set<Object> positions = new LinkedHashSet<>();
-        for (KeyValue key : lookups(query)) {
-            Object position = getPosition(key);
-            if (position != null) positions.add(position);
-        }
-        return positions;
-    }
-
-    /**
-     * The index keys to look up for a query on exactly this compound index's fields, each an
-     * equality or an `$in` of plain values; null for any other query.
-     */
-    private List<KeyValue> lookups(Document query) {
-        if (!isCompoundIndex() || !query.keySet().equals(keySet())) return null;
+    /** The index keys to look up, normalised as the index stores them; null when the query does not fix every field. */
+    public static List<KeyValue> forQuery(List<String> fields, Document query) {
+        if (!query.keySet().containsAll(fields)) return null;
         List<List<Object>> combinations = new ArrayList<>();
         combinations.add(new ArrayList<>());
-        for (String field : keys()) {
+        for (String field : fields) {
             Collection<?> values = candidates(query.get(field));
             if (values == null || values.isEmpty() || (long) combinations.size() * values.size() > MAX_LOOKUPS) return null;
             List<List<Object>> next = new ArrayList<>(combinations.size() * values.size());
@@ -69,7 +44,7 @@ final class CompoundInIndex extends H2UniqueIndex {
             combinations = next;
         }
         List<KeyValue> keys = new ArrayList<>(combinations.size());
-        for (List<Object> combination : combinations) keys.add(new KeyValue(combination).normalized()); // as the index stores them
+        for (List<Object> combination : combinations) keys.add(new KeyValue(combination).normalized());
         return keys;
     }
 

@@ -1,0 +1,39 @@
+// In mongo-java-server's package: H2UniqueIndex's constructor is package-private.
+package de.bwaldvogel.mongo.backend.h2;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.h2.mvstore.MVMap;
+
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.IndexLookups;
+import de.bwaldvogel.mongo.backend.KeyValue;
+import de.bwaldvogel.mongo.bson.Document;
+
+/**
+ * The H2 unique index, also answering every query that fixes its fields by equalities and `$in`
+ * (IndexLookups): `{account: "a", email: {$in: [...]}}`, `{_id: "x", account: "a"}`.
+ */
+final class H2LookupIndex extends H2UniqueIndex {
+    H2LookupIndex(MVMap<KeyValue, Object> map, String name, List<IndexKey> keys, boolean sparse) {
+        super(map, name, keys, sparse);
+    }
+
+    @Override
+    public synchronized boolean canHandle(Document query) {
+        return super.canHandle(query) || IndexLookups.forQuery(keys(), query) != null;
+    }
+
+    @Override
+    public synchronized Iterable<Object> getPositions(Document query) {
+        if (super.canHandle(query)) return super.getPositions(query);
+        Set<Object> positions = new LinkedHashSet<>();
+        for (KeyValue key : IndexLookups.forQuery(keys(), query)) {
+            Object position = getPosition(key);
+            if (position != null) positions.add(position);
+        }
+        return positions;
+    }
+}

@@ -1,0 +1,52 @@
+// In mongo-java-server's package: the memory backend's index opening is protected.
+package de.bwaldvogel.mongo.backend.memory;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.IndexLookups;
+import de.bwaldvogel.mongo.backend.KeyValue;
+import de.bwaldvogel.mongo.backend.memory.index.MemoryUniqueIndex;
+import de.bwaldvogel.mongo.bson.Document;
+
+/**
+ * The memory backend (`--memory`: tests and benchmarks) with the same index use as the file's
+ * (IndexLookups), so that a query costs there what it costs in production.
+ */
+public final class LookupMemoryBackend extends MemoryBackend {
+    @Override
+    public MemoryDatabase openOrCreateDatabase(String name) {
+        return new MemoryDatabase(name, getCursorRegistry()) {
+            @Override
+            protected Index<Integer> openOrCreateUniqueIndex(String collection, String indexName, List<IndexKey> keys, boolean sparse) {
+                return new LookupIndex(indexName, keys, sparse);
+            }
+        };
+    }
+
+    /** A memory unique index that also answers every query fixing its fields by equalities and `$in`. */
+    static final class LookupIndex extends MemoryUniqueIndex {
+        LookupIndex(String name, List<IndexKey> keys, boolean sparse) {
+            super(name, keys, sparse);
+        }
+
+        @Override
+        public synchronized boolean canHandle(Document query) {
+            return super.canHandle(query) || IndexLookups.forQuery(keys(), query) != null;
+        }
+
+        @Override
+        public synchronized Iterable<Integer> getPositions(Document query) {
+            if (super.canHandle(query)) return super.getPositions(query);
+            Set<Integer> positions = new LinkedHashSet<>();
+            for (KeyValue key : IndexLookups.forQuery(keys(), query)) {
+                Integer position = getPosition(key);
+                if (position != null) positions.add(position);
+            }
+            return positions;
+        }
+    }
+}
