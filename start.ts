@@ -18,6 +18,7 @@ import {
 import { startEmbeddedStore } from './infra/store';
 import { supervise, type Restartable } from './infra/supervisor';
 import { startEmbeddedTemporal } from './infra/temporal';
+import { smtpOptionsFrom } from './smtp/options';
 import { createSmtpServer } from './smtp/server';
 import { createHeraldWorker, quietTemporalRuntime } from './worker';
 
@@ -122,7 +123,7 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
   const workerRun = worker.run();
   const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
   await listen(api, config.apiPort, config.bindHost, 'API');
-  const smtp = createSmtpServer({ ...services, logger });
+  const smtp = createSmtpServer({ ...services, logger }, smtpOptionsFrom(config));
   await listen(smtp.server, config.smtpPort, config.bindHost, 'SMTP');
 
   const demo = (await services.store.accounts.countDocuments({}, { limit: 1 })) === 0

@@ -21,6 +21,14 @@ export interface Config {
   smtpRelayUrl?: string;
   apiPort: number;
   smtpPort: number;
+  /** PEM files of the SMTP listener's TLS key and certificate: STARTTLS is offered when both are set. */
+  smtpTlsKeyFile?: string;
+  smtpTlsCertFile?: string;
+  /** Refuse SMTP AUTH on connections that have not started TLS (needs the key and certificate). */
+  smtpRequireTls: boolean;
+  /** SMTP connections at once, in all and from one client address. */
+  smtpMaxClients: number;
+  smtpMaxClientsPerAddress: number;
   bindHost: string;
   publicUrl: string;
   dataDir: string;
@@ -77,6 +85,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 
   const apiPort = port('HERALD_API_PORT', 8080);
+  const count = (name: string, fallback: number) => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) {
+      problems.push(`${name} must be a whole number of at least 1, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const flag = (name: string) => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined || raw === 'false' || raw === '0') return false;
+    if (raw === 'true' || raw === '1') return true;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return false;
+  };
+  const smtpTlsKeyFile = text('HERALD_SMTP_TLS_KEY');
+  const smtpTlsCertFile = text('HERALD_SMTP_TLS_CERT');
+  if ((smtpTlsKeyFile === undefined) !== (smtpTlsCertFile === undefined)) {
+    problems.push('HERALD_SMTP_TLS_KEY and HERALD_SMTP_TLS_CERT go together: set both (PEM files) or neither');
+  }
+  const smtpRequireTls = flag('HERALD_SMTP_REQUIRE_TLS');
+  if (smtpRequireTls && !smtpTlsKeyFile) problems.push('HERALD_SMTP_REQUIRE_TLS needs HERALD_SMTP_TLS_KEY and HERALD_SMTP_TLS_CERT');
   const temporalAddress = text('TEMPORAL_ADDRESS');
   const searchAttributeLimit = text('TEMPORAL_SEARCH_ATTRIBUTE_LIMIT');
   const temporalSearchAttributeLimit = searchAttributeLimit === undefined
@@ -108,6 +140,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpRelayUrl: url('SMTP_RELAY_URL', ['smtp:', 'smtps:']),
     apiPort,
     smtpPort: port('HERALD_SMTP_PORT', 2525),
+    smtpTlsKeyFile,
+    smtpTlsCertFile,
+    smtpRequireTls,
+    smtpMaxClients: count('HERALD_SMTP_MAX_CLIENTS', 200),
+    smtpMaxClientsPerAddress: count('HERALD_SMTP_MAX_CLIENTS_PER_ADDRESS', 20),
     bindHost,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     dataDir: path.resolve(text('HERALD_DATA_DIR') ?? path.join(projectRoot, '.herald-data')),

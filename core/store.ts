@@ -120,17 +120,15 @@ export interface CounterDoc { _id: string; seq: number }
 
 /**
  * An accepted transactional request: the claim check the workflow receives the id of. What the
- * client sent is kept as one opaque string (plus the raw bytes of an SMTP message), never as
- * documents whose shape the client chose (see core/transactional/request.ts).
+ * client sent is kept as one opaque string, never as documents whose shape the client chose
+ * (see core/transactional/request.ts).
  */
 export interface SendRequestDoc {
   _id: string;
   account: string;
   source: 'http' | 'smtp';
-  /** JSON of the validated body (http) or of the envelope (smtp). */
+  /** JSON of the validated body (http) or of the envelope and the parsed message (smtp). */
   payload: string;
-  /** The SMTP message as received. */
-  raw?: Binary;
   /** Herald's own mail: an opt-in confirmation goes out whatever the suppression list says. */
   purpose?: 'optin-confirmation';
   /** The batch id of its events (`DELETE /v1/mail/batches/{batch_id}` cancels by it). */

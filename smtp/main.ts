@@ -3,13 +3,14 @@ import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
 import { connectServices, listen, onShutdownSignal } from '../core/services';
 import { resolveServiceAddresses } from '../infra/stack-record';
+import { smtpOptionsFrom } from './options';
 import { createSmtpServer } from './server';
 
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'herald-smtp');
   const services = await connectServices(config, resolveServiceAddresses(config));
-  const server = createSmtpServer({ ...services, logger });
+  const server = createSmtpServer({ ...services, logger }, smtpOptionsFrom(config));
   await listen(server.server, config.smtpPort, config.bindHost, 'SMTP');
   logger.info({ port: config.smtpPort, host: config.bindHost }, 'SMTP listening');
   onShutdownSignal(async () => {

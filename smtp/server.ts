@@ -1,71 +1,168 @@
-import { SMTPServer, SMTPServerOptions } from 'smtp-server';
+// The SMTP submission listener (the spec's "Transactional send (SMTP)"): AUTH LOGIN or PLAIN with
+// the username `apikey` and a transactional key; a message goes through the same acceptance,
+// gathering and sending as an HTTP send (core/transactional/submit.ts), one copy per envelope
+// recipient. 250 only once the message is durably accepted; 451 (retry) when the store or
+// Temporal cannot take it, so nothing the client was told is queued is ever lost.
+import { createHash } from 'node:crypto';
+import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { readAccountSettings, isAllowedSender } from '../core/account-settings';
+import { isEmailAddress } from '../core/email-address';
+import { errors } from '../core/errors';
 import { findKey } from '../core/keys';
 import type { Logger } from '../core/logger';
-import { acceptSendRequest, type AcceptDeps } from '../core/transactional/accept';
-import type { SmtpSubmission } from '../core/transactional/request';
+import type { AcceptDeps } from '../core/transactional/accept';
+import { readSubmittedMessage } from '../core/transactional/smtp-message';
+import { acceptOnce, enforceSendPolicy, senderNotAllowed } from '../core/transactional/submit';
+import { AuthThrottle, DEFAULT_AUTH_THROTTLE, type AuthThrottleOptions } from './auth-throttle';
 import { smtpReply, smtpReplyFor } from './replies';
 
-export interface SmtpDeps extends AcceptDeps { logger: Logger }
-
-/** The spec's 10MB limit for a transactional request applies to SMTP messages too. */
+/** The spec's 10 MB request limit: advertised as SIZE, and a message past it is refused with 552. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** As many recipients as one HTTP request may have. */
 export const MAX_RECIPIENTS = 1000;
 
-/**
- * The SMTP submission listener: AUTH LOGIN with username `apikey` and the transactional key
- * as password, no TLS (as the original service). Accepted messages are stored and handed to
- * the same workflow as HTTP sends; 250 only once Temporal has it, 451 when it can't.
- */
-export function createSmtpServer(deps: SmtpDeps): SMTPServer {
-  const options: SMTPServerOptions = {
+export interface SmtpOptions {
+  /** PEM key and certificate: STARTTLS is offered with them, and not at all without. */
+  tls?: { key: Buffer; cert: Buffer };
+  /** Refuse AUTH (and so any mail) on a connection that has not started TLS. Needs `tls`. */
+  requireTls: boolean;
+  /** Connections at once, all clients together; and from one client address. */
+  maxClients: number;
+  maxClientsPerAddress: number;
+  /** A connection idle this long is closed. */
+  socketTimeoutMs: number;
+  /** On shutdown, sessions have this long to finish before they are told 421 and closed. */
+  closeTimeoutMs: number;
+  authThrottle: AuthThrottleOptions;
+}
+
+export const DEFAULT_SMTP_OPTIONS: SmtpOptions = {
+  requireTls: false, maxClients: 200, maxClientsPerAddress: 20, socketTimeoutMs: 60_000, closeTimeoutMs: 30_000, authThrottle: DEFAULT_AUTH_THROTTLE,
+};
+
+export interface SmtpDeps extends AcceptDeps { logger: Logger }
+
+/** The account a session authenticated as (smtp-server keeps what onAuth gave as `user`). */
+const accountOf = (session: SMTPServerSession) => String(session.user);
+
+export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {}): SMTPServer {
+  const options = { ...DEFAULT_SMTP_OPTIONS, ...given };
+  if (options.requireTls && !options.tls) throw new Error('SMTP: refusing AUTH without TLS needs a TLS key and certificate');
+  const throttle = new AuthThrottle(options.authThrottle);
+  const perAddress = new Map<string, number>();
+  const { logger } = deps;
+
+  const server: SMTPServerOptions = {
     name: 'herald',
     banner: 'ESMTP Herald',
     size: MAX_MESSAGE_BYTES,
     authMethods: ['LOGIN', 'PLAIN'],
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
+    allowInsecureAuth: !options.requireTls,
+    maxClients: options.maxClients,
+    socketTimeout: options.socketTimeoutMs,
+    closeTimeout: options.closeTimeoutMs,
     logger: false,
-    async onAuth(auth, _session, callback) {
-      try {
-        const record = auth.username === 'apikey' && auth.password ? await findKey(deps.store, auth.password, 'transactional') : null;
-        if (!record) return callback(smtpReply(535, 'Invalid username or API key'));
-        callback(null, { user: record.account });
-      } catch (error) {
-        deps.logger.error({ err: error }, 'smtp auth failed');
-        callback(smtpReply(454, 'Temporary authentication failure'));
-      }
-    },
-    onRcptTo(_address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpReply(452, `Too many recipients (at most ${MAX_RECIPIENTS})`));
+
+    onConnect(session, callback) {
+      const count = (perAddress.get(session.remoteAddress) ?? 0) + 1;
+      perAddress.set(session.remoteAddress, count);
+      if (count > options.maxClientsPerAddress) return callback(smtpReply(421, `Too many connections from your address (at most ${options.maxClientsPerAddress}), try again later`));
       callback();
     },
+
+    onClose(session) {
+      const count = (perAddress.get(session.remoteAddress) ?? 1) - 1;
+      if (count > 0) perAddress.set(session.remoteAddress, count);
+      else perAddress.delete(session.remoteAddress);
+    },
+
+    onAuth(auth, session, callback) {
+      const peer = session.remoteAddress;
+      if (throttle.lockedUntil(peer) !== undefined) {
+        logger.warn({ peer }, 'smtp login refused: too many failed logins from this address');
+        return callback(smtpReply(454, 'Too many failed logins from your address, try again later'));
+      }
+      const answer = (error: Error | null, user?: string) => setTimeout(() => callback(error, user === undefined ? undefined : { user }), error ? throttle.delayFor(peer) : 0);
+      const verify = async () => (auth.username === 'apikey' && auth.password ? findKey(deps.store, auth.password, 'transactional') : null);
+      verify().then((record) => {
+        if (!record) {
+          throttle.failed(peer);
+          logger.warn({ peer }, 'smtp login failed');
+          return answer(smtpReply(535, 'Invalid username or API key (the username is apikey, the password a transactional key)'));
+        }
+        throttle.succeeded(peer);
+        answer(null, record.account);
+      }, (error: unknown) => {
+        logger.error({ err: error }, 'smtp login could not be checked');
+        answer(smtpReply(454, 'Temporary authentication failure, try again later'));
+      });
+    },
+
+    onMailFrom(address, session, callback) {
+      if (!isEmailAddress(address.address)) return callback(smtpReply(553, 'The sender must be a valid email address'));
+      readAccountSettings(deps.store, accountOf(session)).then((settings) => {
+        if (!settings) return callback(smtpReply(535, 'This key\'s account no longer exists'));
+        if (!isAllowedSender(settings, address.address)) return callback(smtpReply(553, senderNotAllowed(settings).message));
+        callback();
+      }, (error: unknown) => callback(smtpReplyFor(error)));
+    },
+
+    onRcptTo(address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpReply(452, `Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
+      if (!isEmailAddress(address.address)) return callback(smtpReply(553, 'The recipient must be a valid email address'));
+      callback();
+    },
+
     onData(stream, session, callback) {
-      // Keep at most the limit: past it the rest is read off the socket and dropped.
+      // Kept up to the limit; past it the message is refused at once, and the rest is read off
+      // the socket (smtp-server drains it) without being kept.
       const chunks: Buffer[] = [];
       let bytes = 0;
+      let refused = false;
       stream.on('data', (chunk: Buffer) => {
+        if (refused) return;
         bytes += chunk.length;
-        if (bytes <= MAX_MESSAGE_BYTES) chunks.push(chunk);
-      });
-      stream.on('end', async () => {
-        if (stream.sizeExceeded || bytes > MAX_MESSAGE_BYTES) return callback(smtpReply(552, 'Message exceeds the 10MB limit'));
-        const account = String(session.user);
-        const submission: SmtpSubmission = {
-          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          rcptTo: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks),
-        };
-        try {
-          const { requestId } = await acceptSendRequest(deps, { account, source: 'smtp', submission });
-          deps.logger.info({ account, sendRequest: requestId, recipients: submission.rcptTo.length }, 'smtp message accepted');
-          callback(null, `Queued as ${requestId}`);
-        } catch (error) {
-          deps.logger.error({ err: error }, 'smtp message could not be queued');
-          callback(smtpReplyFor(error));
+        if (bytes > MAX_MESSAGE_BYTES) {
+          refused = true;
+          chunks.length = 0;
+          callback(smtpReply(552, `Message exceeds the ${MAX_MESSAGE_BYTES} byte limit`));
+          return;
         }
+        chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        if (refused) return;
+        submit(Buffer.concat(chunks), session).then(
+          (reply) => callback(null, reply),
+          (error: unknown) => {
+            const reply = smtpReplyFor(error);
+            if ((reply as { responseCode?: number }).responseCode === 451) logger.error({ err: error }, 'smtp message could not be queued');
+            callback(reply);
+          },
+        );
       });
     },
   };
-  return new SMTPServer(options);
+
+  /** Reads the message, applies the account's policy, accepts it: the 250 text. */
+  async function submit(raw: Buffer, session: SMTPServerSession): Promise<string> {
+    const account = accountOf(session);
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+    const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+    const { message, idempotencyKey } = await readSubmittedMessage(raw, mailFrom);
+    const settings = await readAccountSettings(deps.store, account);
+    if (!settings) throw errors.unauthorized('This key\'s account no longer exists');
+    enforceSendPolicy(settings, account, { from: message.from.email, hasAttachments: message.attachments !== undefined });
+    // A retry is the same message to the same recipients: its bytes and envelope.
+    const fingerprint = createHash('sha256').update(JSON.stringify([mailFrom, rcptTo])).update(raw).digest('hex');
+    const { accepted, replayed } = await acceptOnce(
+      deps, { account, source: 'smtp', submission: { mailFrom, rcptTo, message } }, settings,
+      idempotencyKey ? { key: idempotencyKey, fingerprint } : undefined,
+    );
+    if (!replayed) logger.info({ account, sendRequest: accepted.requestId, recipients: rcptTo.length }, 'smtp message accepted');
+    return `OK queued as ${accepted.batchId}`;
+  }
+
+  return new SMTPServer(server);
 }

@@ -1,14 +1,13 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { isAllowedSender, readAccountSettings, type AccountSettings } from '../../core/account-settings';
+import { readAccountSettings } from '../../core/account-settings';
 import { errors } from '../../core/errors';
 import { DEFAULT_LIMITS } from '../../core/limits';
 import { ALLOWED_HEADERS } from '../../core/transactional/headers';
 import { findTemplateForSend } from '../../core/templates';
-import { acceptSendRequest, type AcceptDeps } from '../../core/transactional/accept';
+import type { AcceptDeps } from '../../core/transactional/accept';
 import { cancelBatch } from '../../core/transactional/cancel-batch';
-import { claimKey } from '../../core/transactional/idempotency';
-import type { SendRequestBody } from '../../core/transactional/request';
+import { acceptOnce, enforceSendPolicy } from '../../core/transactional/submit';
 import { ATTACHMENT_EXTENSIONS, MAX_ATTACHMENTS } from '../../core/transactional/attachments';
 import { readBody } from '../middleware/body';
 import type { OperationSpec } from '../openapi/operation';
@@ -36,22 +35,11 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
     const { body, fingerprint } = await validateSendBody(ctx.request.body, (id) => findTemplateForSend(deps.store, account, id));
     const settings = await readAccountSettings(deps.store, account);
     if (!settings) throw errors.unauthorized('Invalid API key'); // the account was removed after the key was read
-    enforceSendPolicy(settings, account, body);
+    enforceSendPolicy(settings, account, { from: body.from.email, hasAttachments: body.attachments !== undefined });
     // A retry with the Idempotency-Key of an accepted request gets that request's answer, and starts nothing.
     const key = ctx.get('idempotency-key');
-    const claim = key ? await claimKey(deps.store, account, key, fingerprint) : undefined;
-    let accepted = claim?.replay;
-    if (!accepted) {
-      try {
-        // The monthly limit is counted (and given back on failure) in acceptSendRequest, for every send path.
-        accepted = await acceptSendRequest(deps, { account, source: 'http', body }, settings);
-      } catch (error) {
-        await claim?.release().catch(() => undefined);
-        throw error;
-      }
-      await claim?.settle(accepted);
-      ctx.state.log.info({ account, sendRequest: accepted.requestId, recipients: body.recipients.length }, 'send accepted');
-    }
+    const { accepted, replayed } = await acceptOnce(deps, { account, source: 'http', body }, settings, key ? { key, fingerprint } : undefined);
+    if (!replayed) ctx.state.log.info({ account, sendRequest: accepted.requestId, recipients: body.recipients.length }, 'send accepted');
     ctx.status = 202;
     // The body stays exactly the original's; the batch id (for cancelling, and the events) comes in a header.
     ctx.set('Herald-Batch-Id', accepted.batchId);
@@ -105,16 +93,6 @@ export const sendOperations: OperationSpec[] = [{
     + '(`<account>_transactional_<batch_code or request id>`); an unknown one cancels nothing.',
   status: 200, response: '`{"success": true, "data": {"batch_id", "requests"}}`: how many requests were asked to stop',
 }];
-
-/** The account's policy (core/account-settings.ts): 403 forbidden when the send breaks it. */
-function enforceSendPolicy(settings: AccountSettings, account: string, body: SendRequestBody) {
-  if (!isAllowedSender(settings, body.from.email)) {
-    throw errors.forbidden(`origin address not allowed: this account sends only from ${settings.senderDomains.join(', ')}`);
-  }
-  if (body.attachments && !settings.attachments) {
-    throw errors.forbidden(`attachments are not enabled for this account; an operator enables them with npx herald account set ${account} --attachments on`);
-  }
-}
 
 /** The spec names application/json the only accepted type, and its error table has no 415. */
 async function requireJson(ctx: Context, next: Next) {

@@ -21,6 +21,8 @@ type MailAddress = string | { name: string; address: string };
 export interface SharedParts {
   from: MailAddress;
   replyTo?: MailAddress;
+  /** The Date header of every copy (nodemailer writes the time of composing without it). */
+  date?: Date;
   hasHtml: boolean;
   hasText: boolean;
   attachments?: SendMailOptions['attachments'];
@@ -28,13 +30,15 @@ export interface SharedParts {
 
 /** What one copy has of its own. Header values are one line (the renderer guarantees it). */
 export interface CopyParts {
-  to: MailAddress;
+  to?: MailAddress;
   cc?: MailAddress[];
-  subject: string;
+  subject?: string;
   messageId: string;
   html?: string;
   text?: string;
   headers?: Record<string, string>;
+  /** Header lines written as they are, folds and all (an SMTP submission's, as its client wrote them; CRLF line ends). */
+  headerLines?: string[];
 }
 
 export interface MimeSkeleton {
@@ -61,6 +65,7 @@ export async function buildSkeleton(common: SharedParts): Promise<MimeSkeleton> 
   const compiled = new MailComposer({
     from: common.from,
     replyTo: common.replyTo,
+    ...(common.date ? { date: common.date } : {}),
     // The charset is fixed here: nodemailer would only add it for non-ASCII content.
     ...(common.hasHtml ? { html: part(htmlMarker, 'text/html; charset=utf-8') } : {}),
     ...(common.hasText ? { text: part(textMarker, 'text/plain; charset=utf-8') } : {}),
@@ -101,11 +106,12 @@ export async function buildSkeleton(common: SharedParts): Promise<MimeSkeleton> 
   return {
     build(copy) {
       const head = [
-        headerLine('To', copy.to),
+        ...(copy.to !== undefined ? [headerLine('To', copy.to)] : []),
         ...(copy.cc && copy.cc.length > 0 ? [headerLine('Cc', copy.cc)] : []),
-        headerLine('Subject', copy.subject),
+        ...(copy.subject !== undefined ? [headerLine('Subject', copy.subject)] : []),
         headerLine('Message-ID', copy.messageId),
         ...Object.entries(copy.headers ?? {}).map(([name, value]) => headerLine(name, value)),
+        ...(copy.headerLines ?? []),
       ].join(CRLF) + CRLF;
       const parts: Buffer[] = [Buffer.from(head), fixed[0]];
       const asIs = { html: isSevenBit(copy.html ?? ''), text: multipart && isSevenBit(copy.text ?? '') };

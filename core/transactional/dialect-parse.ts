@@ -56,12 +56,14 @@ const MAX_NESTING = 100;
 // Bounds compile time: Handlebars needs about 50 µs per tag, so 2,000 tags stay near 100 ms.
 export const MAX_TAGS = 2000;
 
-export function parseTemplate(source: string, instrumentation?: Instrumentation): Node[] {
-  return new TemplateParser(source, instrumentation).parse();
+/** `literal`: the source is text, not a template (nothing in it is a tag); only the instrumentation applies. */
+export function parseTemplate(source: string, instrumentation?: Instrumentation, literal = false): Node[] {
+  return new TemplateParser(source, instrumentation, undefined, literal).parse();
 }
 
-/** The tags of `source`, in order; throws TemplateError when it is malformed. */
-export function templateTags(source: string): TagSpan[] {
+/** The tags of `source`, in order (none when it is `literal` text); throws TemplateError when it is malformed. */
+export function templateTags(source: string, literal = false): TagSpan[] {
+  if (literal) return [];
   const spans: TagSpan[] = [];
   new TemplateParser(source, undefined, spans).parse();
   return spans;
@@ -110,6 +112,7 @@ class TemplateParser {
     private readonly src: string,
     instrumentation?: Instrumentation,
     private readonly spans?: TagSpan[],
+    private readonly literalSource = false,
   ) {
     this.events = eventsOf(instrumentation);
     this.drops = [...(instrumentation?.drops ?? [])].sort((a, b) => a.start - b.start);
@@ -118,7 +121,7 @@ class TemplateParser {
   parse(): Node[] {
     const { src } = this;
     const start = new RegExp(START);
-    while (this.pos < src.length) {
+    while (!this.literalSource && this.pos < src.length) {
       start.lastIndex = this.pos;
       const m = start.exec(src);
       if (!m) break;

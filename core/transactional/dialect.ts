@@ -54,6 +54,11 @@ export interface TemplateOptions {
   escape: 'html' | 'none';
   /** CR and LF of interpolated values become spaces: for the subject and header values. */
   singleLine?: boolean;
+  /**
+   * The source is text, not a template: nothing in it is substituted (`${x}` stays as written),
+   * and the template size limit does not apply. SMTP submissions (the spec: no substitution).
+   */
+  literal?: boolean;
 }
 
 export type Model = Record<string, unknown>;
@@ -73,10 +78,9 @@ export const MAX_TEMPLATE_BYTES = 300 * 1024;
 export function compileTemplate(source: string, options: TemplateOptions, instrumentation?: Instrumentation): CompiledTemplate {
   if (options.escape !== 'html' && options.escape !== 'none') throw new TypeError(`Unknown escape mode: ${String(options.escape)}`);
   // Bytes as UTF-8: more than 1 per character only beyond ASCII, so most sizes need no count.
-  if (source.length > MAX_TEMPLATE_BYTES || (source.length * 3 > MAX_TEMPLATE_BYTES && Buffer.byteLength(source) > MAX_TEMPLATE_BYTES)) {
-    throw new TemplateError(`The template exceeds ${MAX_TEMPLATE_BYTES / 1024} KB`);
-  }
-  const nodes = parseTemplate(source, instrumentation);
+  const tooBig = source.length > MAX_TEMPLATE_BYTES || (source.length * 3 > MAX_TEMPLATE_BYTES && Buffer.byteLength(source) > MAX_TEMPLATE_BYTES);
+  if (tooBig && !options.literal) throw new TemplateError(`The template exceeds ${MAX_TEMPLATE_BYTES / 1024} KB`);
+  const nodes = parseTemplate(source, instrumentation, options.literal === true);
   // Nothing to substitute: the text as is (comments and [#noparse] already resolved).
   if (nodes.every((n) => n.k === 'text')) {
     const text = nodes.map((n) => (n.k === 'text' ? n.text : '')).join('');
@@ -123,7 +127,7 @@ let cachedChars = 0;
 
 /** compileTemplate through a least-recently-used cache keyed by source and options. */
 export function compiledTemplate(source: string, options: TemplateOptions): CompiledTemplate {
-  return cachedCompile(source, `${options.escape}/${options.singleLine === true}`, () => compileTemplate(source, options));
+  return cachedCompile(source, `${options.escape}/${options.singleLine === true}/${options.literal === true}`, () => compileTemplate(source, options));
 }
 
 /**

@@ -6,6 +6,8 @@ import type { SendRequestDoc } from '../store';
 import { contentTypeOf } from './attachments';
 import { readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
 import { contentRenderer, type LinkContext } from './personalise';
+import type { SmtpAttachment } from './smtp-message';
+import { MessageTokens, trackedHtmlRenderer } from './tracking-rewrite';
 
 /** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
 export interface PlannedMessage {
@@ -41,7 +43,7 @@ export interface RequestPlan {
 
 export async function planRequest(request: SendRequestDoc, context: PlanContext): Promise<RequestPlan> {
   return request.source === 'smtp'
-    ? planSmtp(request, readSmtpSubmission(request), context.mtaHost)
+    ? planSmtp(request, readSmtpSubmission(request), context)
     : planHttp(request, readHttpBody(request), context);
 }
 
@@ -84,7 +86,7 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
     replyTo: body.reply_to && formatAddress(body.reply_to),
     hasHtml: body.content.html !== undefined,
     hasText: body.content.text !== undefined,
-    attachments: attachmentsOf(body),
+    attachments: attachmentsOf(body.attachments),
   });
   return {
     sender: body.from.email,
@@ -120,16 +122,40 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
   };
 }
 
-function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, mtaHost: string): RequestPlan {
-  const { raw } = submission;
+/**
+ * An SMTP submission: one copy per envelope recipient, each with its own Message-ID and tracking
+ * links (open and click tracking always on, nothing substituted: the spec's SMTP limitations),
+ * the client's header lines (To, Cc, Subject, its own) as written.
+ */
+async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, context: PlanContext): Promise<RequestPlan> {
+  const { mtaHost, links } = context;
+  const { message } = submission;
   const mailIds = mailIdsOf(request, submission.rcptTo.length);
+  const html = message.html !== undefined ? trackedHtmlRenderer(message.html, undefined, links, true) : undefined;
+  const skeleton = await buildSkeleton({
+    from: formatAddress(message.from),
+    replyTo: message.replyTo && formatAddress(message.replyTo),
+    date: message.date ? new Date(message.date) : undefined,
+    hasHtml: html !== undefined,
+    hasText: message.text !== undefined,
+    attachments: attachmentsOf(message.attachments),
+  });
   return {
-    sender: submission.mailFrom,
+    // The envelope sender (a null sender `<>` takes the From address): the relay's MAIL FROM, and whose domain DKIM signs for.
+    sender: submission.mailFrom || message.from.email,
     mailIds,
     message(index) {
       const email = submission.rcptTo[index];
       const mailId = mailIds[index];
-      return { mailId, requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailId, email, mtaHost), raw: () => raw };
+      return {
+        mailId, requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailId, email, mtaHost),
+        raw() {
+          const tokens = new MessageTokens(links, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
+          return skeleton.build({
+            messageId: messageIdOf(mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines: message.headerLines,
+          });
+        },
+      };
     },
   };
 }
@@ -137,13 +163,15 @@ function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, mtaHost: 
 /**
  * The request's attachments, decoded once and shared by all its messages (nodemailer only reads
  * them). Checked at the door, so the name is safe in headers and names the content's format;
- * the Content-Type is that format's own, never the client's string.
+ * the Content-Type is that format's own, never the client's string. An SMTP message's inline
+ * ones keep their Content-ID, so its HTML's `cid:` images still show.
  */
-function attachmentsOf(body: SendRequestBody): SendMailOptions['attachments'] {
-  return body.attachments?.map((attachment) => ({
+function attachmentsOf(attachments: SmtpAttachment[] | undefined): SendMailOptions['attachments'] {
+  return attachments?.map((attachment) => ({
     filename: attachment.file_name,
     content: Buffer.from(attachment.data, 'base64'),
     contentType: contentTypeOf(attachment.file_name),
+    ...(attachment.content_id ? { cid: attachment.content_id } : {}),
   }));
 }
 

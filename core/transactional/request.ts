@@ -1,7 +1,7 @@
 // The accepted transactional send request, as validated by the API and stored as the claim check.
-import { Binary } from 'mongodb';
 import type { SendRequestDoc } from '../store';
 import type { Attachment } from './attachments';
+import type { SmtpMessage } from './smtp-message';
 
 export interface Address { email: string; name?: string }
 
@@ -54,8 +54,8 @@ export function launchInstant(value: string): number {
   return new Date(time + offsetMinutes * 60_000).toISOString().slice(0, 10) === value.slice(0, 10) ? time : NaN;
 }
 
-/** A message accepted over SMTP: sent as submitted, one copy per envelope recipient. */
-export interface SmtpSubmission { mailFrom: string; rcptTo: string[]; raw: Buffer }
+/** A message accepted over SMTP (read by ./smtp-message.ts): one copy per envelope recipient. */
+export interface SmtpSubmission { mailFrom: string; rcptTo: string[]; message: SmtpMessage }
 
 /** The messages a request sends (what the monthly limit counts): one per recipients[] element or envelope recipient. */
 export function messageCount(request: AcceptedRequest): number {
@@ -73,12 +73,11 @@ export type AcceptedRequest =
  * document (and a JSON string is also faster to store than a nested map: see bench store-rates).
  * Attachments stay in it as the client's base64 text: decoded only when the messages are built.
  */
-export function toStoredFields(request: AcceptedRequest): Pick<SendRequestDoc, 'account' | 'source' | 'payload' | 'raw' | 'purpose'> {
+export function toStoredFields(request: AcceptedRequest): Pick<SendRequestDoc, 'account' | 'source' | 'payload' | 'purpose'> {
   if (request.source === 'http') {
     return { account: request.account, source: 'http', payload: JSON.stringify(request.body), ...(request.purpose ? { purpose: request.purpose } : {}) };
   }
-  const { mailFrom, rcptTo, raw } = request.submission;
-  return { account: request.account, source: 'smtp', payload: JSON.stringify({ mailFrom, rcptTo }), raw: new Binary(raw) };
+  return { account: request.account, source: 'smtp', payload: JSON.stringify(request.submission) };
 }
 
 export function readHttpBody(doc: SendRequestDoc): SendRequestBody {
@@ -86,6 +85,5 @@ export function readHttpBody(doc: SendRequestDoc): SendRequestBody {
 }
 
 export function readSmtpSubmission(doc: SendRequestDoc): SmtpSubmission {
-  const { mailFrom, rcptTo } = JSON.parse(doc.payload) as Omit<SmtpSubmission, 'raw'>;
-  return { mailFrom, rcptTo, raw: Buffer.from(doc.raw?.buffer ?? []) };
+  return JSON.parse(doc.payload) as SmtpSubmission;
 }

@@ -36,9 +36,12 @@ export interface HtmlSites {
 
 const OWN_ATTRIBUTES = ['data-track-disabled', 'data-track-final-url', 'data-interests'];
 
-/** The sites of `source` (a template that compiles: templateTags throws TemplateError otherwise). */
-export function htmlSites(source: string): HtmlSites {
-  const tags = templateTags(source);
+/**
+ * The sites of `source`: a template that compiles (templateTags throws TemplateError otherwise),
+ * or `literal` text, where nothing is a tag.
+ */
+export function htmlSites(source: string, literal = false): HtmlSites {
+  const tags = templateTags(source, literal);
   const masked = maskTags(source, tags);
   // Scripting off: a mail client runs none, so <noscript> holds markup (and links), as it shows it.
   const document = parse(masked, { sourceCodeLocationInfo: true, scriptingEnabled: false });

@@ -19,10 +19,10 @@ export interface LinkContext { publicUrl: string; secret: Buffer }
 /** A content compiled with its links and pixel instrumented (wrap id = link index; insert 0 = pixel). */
 interface TrackedHtml { template: CompiledTemplate; links: LinkSite[] }
 
-function trackedHtml(source: string): TrackedHtml {
-  return cachedCompile(source, 'html/tracked', () => {
-    const { links, pixelAt, drops } = htmlSites(source);
-    const template = compileTemplate(source, { escape: 'html' }, { wraps: links, inserts: [pixelAt], drops });
+function trackedHtml(source: string, literal: boolean): TrackedHtml {
+  return cachedCompile(source, literal ? 'html/tracked/literal' : 'html/tracked', () => {
+    const { links, pixelAt, drops } = htmlSites(source, literal);
+    const template = compileTemplate(source, { escape: 'html', literal }, { wraps: links, inserts: [pixelAt], drops });
     return { template, links };
   });
 }
@@ -57,9 +57,14 @@ const KEEP: Rewrite = { kind: 'keep' };
 // Distinct rendered hrefs remembered per link (hrefs with per-recipient values differ each time).
 const MAX_CACHED = 1000;
 
-/** The HTML content's renderer for one request: the tracking options and links are the request's. */
-export function trackedHtmlRenderer(source: string, tracking: TrackingOptions | undefined, links: LinkContext): (model: Model, message: MessageTokens) => string {
-  const { template, links: sites } = trackedHtml(source);
+/**
+ * The HTML content's renderer for one request: the tracking options and links are the request's.
+ * `literal`: the HTML is text as written, not a template (an SMTP submission's).
+ */
+export function trackedHtmlRenderer(
+  source: string, tracking: TrackingOptions | undefined, links: LinkContext, literal = false,
+): (model: Model, message: MessageTokens) => string {
+  const { template, links: sites } = trackedHtml(source, literal);
   const open = tracking?.open?.enable !== false;
   const click = tracking?.click?.enable !== false;
   const utm = utmPairs(tracking?.analytics);
