@@ -3,9 +3,12 @@
 // a sender outside the account's domains, 550 for its policy on the From header and attachments,
 // 554 for an attachment outside the spec's formats, 452 past 1000 recipients, 552 once the data
 // passes SIZE, 421 past the per-address connection limit and at shutdown, 451 with the store down.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { updateAccountSettings } from '../../core/account-settings';
@@ -17,6 +20,7 @@ import { createSmtpServer, MAX_MESSAGE_BYTES, type SmtpOptions } from '../../smt
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { openDialog } from '../support/smtp-dialog';
 
+const run = promisify(execFile);
 let herald: TestHerald;
 let account: NewAccount;
 const listeners: SMTPServer[] = [];
@@ -183,6 +187,35 @@ describe('connections', () => {
     expect(await idle.reply(10_000)).toEqual({ code: 421, text: expect.stringContaining('shutting down') });
     await closed;
     listeners.splice(listeners.indexOf(server), 1);
+  });
+});
+
+describe('TLS', () => {
+  it('offers STARTTLS with a key and certificate; with TLS required, refuses AUTH before it and takes it after', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-smtp-tls-'));
+    try {
+      await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+        '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { timeout: 30_000 });
+      const tls = { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) };
+      const { port } = await listener({ tls, requireTls: true });
+      const dialog = await openDialog(port);
+      await dialog.reply();
+      expect((await dialog.command('EHLO client.test')).text.split('\n')).toContain('STARTTLS');
+      expect((await dialog.login(account.transactionalKey)).code).toBe(538);
+      dialog.end();
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'apikey', pass: account.transactionalKey },
+      });
+      const info = await transport.sendMail({ from: 'shop@example.com', to: 'tls.smtp@example.net', subject: 'over TLS', text: 'secret' });
+      transport.close();
+      expect(info.response).toMatch(/^250 /);
+      for (const deadline = Date.now() + 30_000; !herald.sink.received.some((m) => m.rcptTo.includes('tls.smtp@example.net'));) {
+        if (Date.now() > deadline) throw new Error('the message sent over TLS did not reach the relay');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

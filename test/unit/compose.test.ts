@@ -26,7 +26,8 @@ interface Compose {
   volumes?: Record<string, unknown>;
 }
 
-const compose = YAML.parse(fs.readFileSync(path.join(dockerDir, 'compose.yaml'), 'utf8')) as Compose;
+// Compose resolves YAML merge keys (`<<: *anchor`), as the smtp service's environment uses.
+const compose = YAML.parse(fs.readFileSync(path.join(dockerDir, 'compose.yaml'), 'utf8'), { merge: true }) as Compose;
 const services = compose.services;
 const herald = ['api', 'smtp', 'worker'] as const;
 
@@ -154,6 +155,13 @@ describe('docker/compose.yaml', () => {
     expect(envOf('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');
   });
 
+  it('takes SMTP AUTH only after STARTTLS, with the key and certificate mounted from docker/certs', () => {
+    const env = envOf('smtp');
+    expect(env).toMatchObject({ HERALD_SMTP_REQUIRE_TLS: 'true', HERALD_SMTP_TLS_KEY: '/certs/smtp-key.pem', HERALD_SMTP_TLS_CERT: '/certs/smtp-cert.pem' });
+    expect(services.smtp.volumes).toEqual(['${HERALD_SMTP_CERTS:-./certs}:/certs:ro']);
+    expect(loadConfig(env)).toMatchObject({ smtpRequireTls: true, smtpTlsKeyFile: '/certs/smtp-key.pem', smtpTlsCertFile: '/certs/smtp-cert.pem' });
+  });
+
   it('health-checks the api on its liveness route and smtp on its port', () => {
     expect(services.api.healthcheck!.test.join(' ')).toContain('http://127.0.0.1:8080/healthz');
     expect(services.smtp.healthcheck!.test.join(' ')).toContain("connect(2525, '127.0.0.1')");
@@ -187,7 +195,7 @@ describe('docker/compose.yaml', () => {
     const named = Object.values(services)
       .flatMap((s) => s.volumes ?? [])
       .map((v) => v.split(':')[0])
-      .filter((source) => !source.startsWith('.') && !source.startsWith('/'));
+      .filter((source) => !source.startsWith('.') && !source.startsWith('/') && !source.startsWith('$')); // bind mounts are not named volumes
     expect(named.sort()).toEqual(['mongo-data', 'temporal-db-data']);
     expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(['mongo-data', 'temporal-db-data']);
   });

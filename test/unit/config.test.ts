@@ -34,6 +34,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('configures the SMTP listener: TLS files in pairs, TLS-only AUTH only with them, connection limits', () => {
+    expect(loadConfig({})).toMatchObject({ smtpRequireTls: false, smtpTlsKeyFile: undefined, smtpMaxClients: 200, smtpMaxClientsPerAddress: 20 });
+    expect(loadConfig({
+      HERALD_SMTP_TLS_KEY: '/certs/k.pem', HERALD_SMTP_TLS_CERT: '/certs/c.pem', HERALD_SMTP_REQUIRE_TLS: 'true',
+      HERALD_SMTP_MAX_CLIENTS: '50', HERALD_SMTP_MAX_CLIENTS_PER_ADDRESS: '5',
+    })).toMatchObject({ smtpTlsKeyFile: '/certs/k.pem', smtpTlsCertFile: '/certs/c.pem', smtpRequireTls: true, smtpMaxClients: 50, smtpMaxClientsPerAddress: 5 });
+    expect(() => loadConfig({ HERALD_SMTP_TLS_KEY: '/certs/k.pem' })).toThrow(/HERALD_SMTP_TLS_KEY and HERALD_SMTP_TLS_CERT go together/);
+    expect(() => loadConfig({ HERALD_SMTP_REQUIRE_TLS: 'true' })).toThrow(/HERALD_SMTP_REQUIRE_TLS needs/);
+    expect(() => loadConfig({ HERALD_SMTP_REQUIRE_TLS: 'sometimes' })).toThrow(/HERALD_SMTP_REQUIRE_TLS must be true or false/);
+    expect(() => loadConfig({ HERALD_SMTP_MAX_CLIENTS: '0' })).toThrow(/HERALD_SMTP_MAX_CLIENTS must be/);
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {
