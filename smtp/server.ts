@@ -37,7 +37,7 @@ export interface SmtpOptions {
 }
 
 export const DEFAULT_SMTP_OPTIONS: SmtpOptions = {
-  requireTls: false, maxClients: 200, maxClientsPerAddress: 20, socketTimeoutMs: 60_000, closeTimeoutMs: 30_000, authThrottle: DEFAULT_AUTH_THROTTLE,
+  requireTls: false, maxClients: 200, maxClientsPerAddress: 20, socketTimeoutMs: 60_000, closeTimeoutMs: 10_000, authThrottle: DEFAULT_AUTH_THROTTLE,
 };
 
 export interface SmtpDeps extends AcceptDeps { logger: Logger }
