@@ -5,25 +5,15 @@
 // own speed: the same number of messages composed beforehand and sent raw by nodemailer to the
 // same kind of sink). Reported beside the references measured in the same run, so the figures
 // say what Herald adds.
-import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
-import { createAccount } from '../core/accounts';
-import { loadConfig } from '../core/config';
-import { newId } from '../core/ids';
-import { connectServices } from '../core/services';
-import { connectTemporal } from '../core/temporal';
-import { startEmbeddedStore } from '../infra/store';
-import { startEmbeddedTemporal } from '../infra/temporal';
-import { createHeraldWorker } from '../worker';
 import { startApiThread } from './api-thread';
-import { startCountingSink } from './counting-sink';
+import { measureTemporalReference, startBenchHerald, startBenchStack } from './herald-stack';
 import { runSendLoad } from './load-thread';
 import { recipientOf, sampleHtml, sendRequestBody } from './mail';
 import { percentile, perSecond, round } from './stats';
 import { measurePrebuiltRaw } from './nodemailer-raw';
 import { log, runPool, Teardown } from './support';
-import { measureNoopWorkflows, measureSignalWithStart, startBenchWorker } from './temporal-bare';
 
 const REQUESTS = 1500;
 /** Clients sending at once, each over its own keep-alive connection. */
@@ -70,55 +60,22 @@ function bigSendBody(count: number, variant: number) {
 export async function runHeraldSend(bareWorkflowsPerS?: number): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
   try {
-    const dir = teardown.tempDir('herald-bench-send-');
-    log('herald-send: starting the embedded store (memory) and Temporal (SQLite file)');
-    const [storeStart, temporalStart] = await Promise.allSettled([
-      startEmbeddedStore({ file: null, logFile: path.join(dir, 'store.log') }),
-      startEmbeddedTemporal({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'temporal.log') }),
-    ]);
-    if (storeStart.status === 'fulfilled') teardown.defer('store', () => storeStart.value.stop());
-    if (temporalStart.status === 'fulfilled') teardown.defer('temporal', () => temporalStart.value.stop());
-    if (storeStart.status === 'rejected') throw storeStart.reason;
-    if (temporalStart.status === 'rejected') throw temporalStart.reason;
-    const store = storeStart.value;
-    const temporal = temporalStart.value;
-    const sink = await startCountingSink();
-    teardown.defer('counting sink', () => sink.stop());
-
+    const stack = await startBenchStack('herald-send', teardown);
+    const { sink } = stack;
     log('herald-send: store reference (insertOne)');
-    const storeInserts = await measureStoreInserts(store.uri);
-    let reference = { workflowsPerS: bareWorkflowsPerS, source: 'temporal-bare, same run' };
-    let signalWithStartPerS: number;
-    log('herald-send: bare Temporal reference on this server (signalWithStart, 50 in flight)');
-    const ref = new Teardown(); // stopped before Herald's load, so it does not compete for the CPU
-    try {
-      const client = await connectTemporal(temporal.address, temporal.namespace);
-      ref.defer('reference client', () => client.connection.close());
-      await startBenchWorker(temporal.address, 'bench-ref', ref);
-      signalWithStartPerS = (await measureSignalWithStart(client, 'bench-ref', 2000, CONCURRENCY)).signal_with_start_per_s;
-      if (reference.workflowsPerS === undefined) {
-        reference = { workflowsPerS: (await measureNoopWorkflows(client, 'bench-ref')).workflows_per_s, source: 'measured in herald-send on its own server' };
-      }
-    } finally {
-      await ref.run();
-    }
+    const storeInserts = await measureStoreInserts(stack.store.uri);
+    log(`herald-send: bare Temporal reference on this server (signalWithStart, ${CONCURRENCY} in flight)`);
+    const measured = await measureTemporalReference(stack, CONCURRENCY, bareWorkflowsPerS === undefined);
+    const signalWithStartPerS = measured.signalWithStartPerS;
+    const reference = bareWorkflowsPerS === undefined
+      ? { workflowsPerS: measured.workflowsPerS, source: 'measured in herald-send on its own server' }
+      : { workflowsPerS: bareWorkflowsPerS, source: 'temporal-bare, same run' };
 
     log('herald-send: starting Herald (worker in-process, API on its own thread)');
-    const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench', HERALD_LOG_LEVEL: 'silent' });
-    const services = await connectServices(config, { mongodbUri: store.uri, temporalAddress: temporal.address });
-    teardown.defer('services', () => services.close());
-    const { worker, close } = await createHeraldWorker({
-      store: services.store, temporalAddress: temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-      relayUrl: sink.url, mtaHost: 'herald.bench', publicUrl: config.publicUrl,
-    });
-    teardown.defer('herald worker connection', close);
-    const running = worker.run();
-    teardown.defer('herald worker', async () => { worker.shutdown(); await running; });
+    const herald = await startBenchHerald(stack, teardown);
+    const { transactionalKey } = herald;
     // The API on a thread of its own, as it is a process of its own in a deployment (docker/compose.yaml).
-    const apiBase = await startApiThread(store.uri, config.mongodbDatabase, teardown, {
-      address: temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
-    });
-    const { transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
+    const apiBase = await startApiThread(stack.store.uri, herald.config.mongodbDatabase, teardown, herald.listenerTemporal);
     // The warm-up and the big request, one at a time from this thread (the 50 clients have a thread of their own).
     const client = new Pool(apiBase, { connections: 1 });
     teardown.defer('http client', () => client.close());

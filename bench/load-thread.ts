@@ -1,10 +1,12 @@
-// The HTTP load generator on a thread of its own. herald-send runs Herald's worker in the
-// benchmark's main thread; a client sharing that busy event loop would read each answer late and
-// report the worker's work as accept latency. In a deployment the clients are elsewhere.
+// The load generators (HTTP sends, SMTP submissions) on a thread of their own. herald-send and
+// smtp-send run Herald's worker in the benchmark's main thread; a client sharing that busy event
+// loop would read each answer late and report the worker's work as accept latency. In a
+// deployment the clients are elsewhere.
 import { once } from 'node:events';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import nodemailer from 'nodemailer';
 import { Pool } from 'undici';
-import { sendRequestBody } from './mail';
+import { recipientOf, sampleHtml, sendRequestBody } from './mail';
 import { runPool, type PoolResult } from './support';
 
 const ROLE = 'herald-bench-load';
@@ -12,17 +14,29 @@ const ROLE = 'herald-bench-load';
 /** `count` single-recipient sends (bench/mail.ts's sendRequestBody(first + i)), `concurrency` at a time, each client its own keep-alive connection. */
 export interface SendLoad { apiBase: string; transactionalKey: string; first: number; count: number; concurrency: number; timeoutMs: number }
 
+/** The same messages submitted over SMTP to `smtpPort`: `concurrency` clients, each a connection of its own sending one message after another. */
+export interface SmtpLoad { smtpPort: number; transactionalKey: string; first: number; count: number; concurrency: number; timeoutMs: number }
+
 /** The latency of each accepted request (ms), and the load's duration measured on its own thread. */
 export interface LoadResult extends PoolResult<number> { durationMs: number }
 
-interface Start { role: typeof ROLE; load: SendLoad }
+type Load = { kind: 'http'; load: SendLoad } | { kind: 'smtp'; load: SmtpLoad };
+interface Start { role: typeof ROLE; work: Load }
 
 /**
  * Starts the thread, waits until it is ready (modules loaded), then calls `onGo` right before the
  * load starts, so the caller's clock starts with it.
  */
-export async function runSendLoad(load: SendLoad, onGo: () => void): Promise<LoadResult> {
-  const worker = new Worker(__filename, { workerData: { role: ROLE, load } satisfies Start });
+export function runSendLoad(load: SendLoad, onGo: () => void): Promise<LoadResult> {
+  return runLoad({ kind: 'http', load }, onGo);
+}
+
+export function runSmtpLoad(load: SmtpLoad, onGo: () => void): Promise<LoadResult> {
+  return runLoad({ kind: 'smtp', load }, onGo);
+}
+
+async function runLoad(work: Load, onGo: () => void): Promise<LoadResult> {
+  const worker = new Worker(__filename, { workerData: { role: ROLE, work } satisfies Start });
   try {
     const failed = once(worker, 'error').then(([error]) => { throw error; });
     await Promise.race([once(worker, 'message'), failed]); // ready
@@ -57,10 +71,31 @@ async function generate({ apiBase, transactionalKey, first, count, concurrency, 
   }
 }
 
+/** The thread's side for SMTP: a pool of `concurrency` connections, AUTH once each, messages as nodemailer composes them. */
+async function submit({ smtpPort, transactionalKey, first, count, concurrency, timeoutMs }: SmtpLoad): Promise<LoadResult> {
+  const transport = nodemailer.createTransport({
+    pool: true, maxConnections: concurrency, maxMessages: Infinity, host: '127.0.0.1', port: smtpPort, ignoreTLS: true,
+    auth: { user: 'apikey', pass: transactionalKey },
+  });
+  try {
+    const post = async (i: number) => {
+      const t0 = performance.now();
+      await transport.sendMail({ from: 'Bench <bench@herald.test>', to: recipientOf(first + i), subject: `Order ${first + i} shipped`, html: sampleHtml(first + i) });
+      return performance.now() - t0;
+    };
+    const started = performance.now();
+    const pool = await runPool(count, concurrency, timeoutMs, post);
+    return { ...pool, durationMs: performance.now() - started };
+  } finally {
+    transport.close();
+  }
+}
+
 if (!isMainThread && (workerData as Start | undefined)?.role === ROLE) {
   parentPort!.postMessage('ready');
   parentPort!.once('message', () => {
-    generate((workerData as Start).load).then(
+    const { work } = workerData as Start;
+    (work.kind === 'http' ? generate(work.load) : submit(work.load)).then(
       (result) => parentPort!.postMessage(result),
       (error: Error) => { throw error; }, // an 'error' event on the caller's side
     );

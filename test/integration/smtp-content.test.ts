@@ -100,6 +100,19 @@ describe('a message from nodemailer', () => {
     expect(sent.every((e) => e.track_type === 'track.mail.sent' && e.tags.length === 0 && Object.keys(e.custom_args).length === 0)).toBe(true);
   });
 
+  it('sends the parts the client wrote: an HTML-only message gets no text part, a text-only one no HTML', async () => {
+    const client = transport();
+    await client.sendMail({ from: 'shop@example.com', to: 'htmlonly.smtp@example.net', subject: 'HTML only', html: '<p>Only <b>HTML</b></p>' });
+    await client.sendMail({ from: 'shop@example.com', to: 'textonly.smtp@example.net', subject: 'Text only', text: 'Only text' });
+    client.close();
+    const html = (await mailsFor('htmlonly.smtp@example.net')).get('htmlonly.smtp@example.net')!;
+    const text = (await mailsFor('textonly.smtp@example.net')).get('textonly.smtp@example.net')!;
+    expect(html.raw.toString('latin1')).not.toMatch(/^Content-Type: text\/plain/im);
+    expect(html.parsed.html).toContain('<p>Only <b>HTML</b></p>');
+    expect(text.raw.toString('latin1')).not.toMatch(/^Content-Type: text\/html/im);
+    expect(text.parsed.text?.trim()).toBe('Only text');
+  });
+
   it('drops a suppressed recipient (track.mail.dropped, no mail) and sends to the others', async () => {
     await suppress(herald.services.store, account.account, 'gone.smtp@example.net', 'unsubscribed');
     const client = transport();

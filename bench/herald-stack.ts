@@ -1,0 +1,84 @@
+// What herald-send and smtp-send both start: the embedded store (memory) and Temporal, a counting
+// relay, the bare signalWithStart reference on that Temporal server, and Herald's worker in this
+// thread with an account to send as. Each scenario adds its own listener thread and load.
+import path from 'node:path';
+import { createAccount } from '../core/accounts';
+import { loadConfig, type Config } from '../core/config';
+import { newId } from '../core/ids';
+import { connectServices, type Services } from '../core/services';
+import { connectTemporal } from '../core/temporal';
+import { startEmbeddedStore, type EmbeddedStore } from '../infra/store';
+import { startEmbeddedTemporal } from '../infra/temporal';
+import { createHeraldWorker } from '../worker';
+import type { ApiTemporal } from './api-thread';
+import { startCountingSink, type CountingSink } from './counting-sink';
+import { log, Teardown } from './support';
+import { measureNoopWorkflows, measureSignalWithStart, startBenchWorker } from './temporal-bare';
+
+export interface BenchStack {
+  store: EmbeddedStore;
+  temporal: { address: string; namespace: string };
+  sink: CountingSink;
+}
+
+export async function startBenchStack(scenario: string, teardown: Teardown): Promise<BenchStack> {
+  const dir = teardown.tempDir(`herald-bench-${scenario}-`);
+  log(`${scenario}: starting the embedded store (memory) and Temporal (SQLite file)`);
+  const [storeStart, temporalStart] = await Promise.allSettled([
+    startEmbeddedStore({ file: null, logFile: path.join(dir, 'store.log') }),
+    startEmbeddedTemporal({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'temporal.log') }),
+  ]);
+  if (storeStart.status === 'fulfilled') teardown.defer('store', () => storeStart.value.stop());
+  if (temporalStart.status === 'fulfilled') teardown.defer('temporal', () => temporalStart.value.stop());
+  if (storeStart.status === 'rejected') throw storeStart.reason;
+  if (temporalStart.status === 'rejected') throw temporalStart.reason;
+  const sink = await startCountingSink();
+  teardown.defer('counting sink', () => sink.stop());
+  return { store: storeStart.value, temporal: temporalStart.value, sink };
+}
+
+/**
+ * Bare signalWithStart calls per second into one workflow on the stack's Temporal server,
+ * `concurrency` in flight; and no-op workflows per second when asked. The reference's worker is
+ * stopped before Herald starts, so it does not compete for the CPU.
+ */
+export async function measureTemporalReference(stack: BenchStack, concurrency: number, withWorkflows: boolean) {
+  const ref = new Teardown();
+  try {
+    const client = await connectTemporal(stack.temporal.address, stack.temporal.namespace);
+    ref.defer('reference client', () => client.connection.close());
+    await startBenchWorker(stack.temporal.address, 'bench-ref', ref);
+    const signalWithStartPerS = (await measureSignalWithStart(client, 'bench-ref', 2000, concurrency)).signal_with_start_per_s;
+    const workflowsPerS = withWorkflows ? (await measureNoopWorkflows(client, 'bench-ref')).workflows_per_s : undefined;
+    return { signalWithStartPerS, workflowsPerS };
+  } finally {
+    await ref.run();
+  }
+}
+
+export interface BenchHerald {
+  config: Config;
+  services: Services;
+  /** What a listener thread needs to hand sends to Temporal. */
+  listenerTemporal: ApiTemporal;
+  transactionalKey: string;
+}
+
+/** Herald's worker in this thread, sending to the stack's relay, and a new account. */
+export async function startBenchHerald(stack: BenchStack, teardown: Teardown): Promise<BenchHerald> {
+  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench', HERALD_LOG_LEVEL: 'silent' });
+  const services = await connectServices(config, { mongodbUri: stack.store.uri, temporalAddress: stack.temporal.address });
+  teardown.defer('services', () => services.close());
+  const { worker, close } = await createHeraldWorker({
+    store: services.store, temporalAddress: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
+    relayUrl: stack.sink.url, mtaHost: 'herald.bench', publicUrl: config.publicUrl,
+  });
+  teardown.defer('herald worker connection', close);
+  const running = worker.run();
+  teardown.defer('herald worker', async () => { worker.shutdown(); await running; });
+  const { transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
+  return {
+    config, services, transactionalKey,
+    listenerTemporal: { address: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
+  };
+}
