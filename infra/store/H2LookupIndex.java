@@ -1,9 +1,7 @@
 // In mongo-java-server's package: H2UniqueIndex's constructor is package-private.
 package de.bwaldvogel.mongo.backend.h2;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 import org.h2.mvstore.MVMap;
 
@@ -28,12 +26,6 @@ final class H2LookupIndex extends H2UniqueIndex {
 
     @Override
     public synchronized Iterable<Object> getPositions(Document query) {
-        if (super.canHandle(query)) return super.getPositions(query);
-        Set<Object> positions = new LinkedHashSet<>();
-        for (KeyValue key : IndexLookups.forQuery(keys(), query)) {
-            Object position = getPosition(key);
-            if (position != null) positions.add(position);
-        }
-        return positions;
+        return super.canHandle(query) ? super.getPositions(query) : IndexLookups.positions(keys(), query, this::getPosition);
     }
 }

@@ -3,8 +3,11 @@ package de.bwaldvogel.mongo.backend;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
@@ -24,6 +27,16 @@ public final class IndexLookups {
     private static final int MAX_LOOKUPS = 1000;
 
     private IndexLookups() {}
+
+    /** The positions of the documents whose index keys the query fixes (`forQuery`'s keys), found with `lookup`. */
+    public static <P> Set<P> positions(List<String> fields, Document query, Function<KeyValue, P> lookup) {
+        Set<P> positions = new LinkedHashSet<>();
+        for (KeyValue key : forQuery(fields, query)) {
+            P position = lookup.apply(key);
+            if (position != null) positions.add(position);
+        }
+        return positions;
+    }
 
     /** The index keys to look up, normalised as the index stores them; null when the query does not fix every field. */
     public static List<KeyValue> forQuery(List<String> fields, Document query) {

@@ -1,14 +1,11 @@
 // In mongo-java-server's package: the memory backend's index opening is protected.
 package de.bwaldvogel.mongo.backend.memory;
 
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.IndexLookups;
-import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.memory.index.MemoryUniqueIndex;
 import de.bwaldvogel.mongo.bson.Document;
 
@@ -40,13 +37,7 @@ public final class LookupMemoryBackend extends MemoryBackend {
 
         @Override
         public synchronized Iterable<Integer> getPositions(Document query) {
-            if (super.canHandle(query)) return super.getPositions(query);
-            Set<Integer> positions = new LinkedHashSet<>();
-            for (KeyValue key : IndexLookups.forQuery(keys(), query)) {
-                Integer position = getPosition(key);
-                if (position != null) positions.add(position);
-            }
-            return positions;
+            return super.canHandle(query) ? super.getPositions(query) : IndexLookups.positions(keys(), query, this::getPosition);
         }
     }
 }
