@@ -5,7 +5,7 @@
 // Temporal cannot take it, so nothing the client was told is queued is ever lost.
 import { createHash } from 'node:crypto';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import { readAccountSettings, isAllowedSender } from '../core/account-settings';
+import { readAccountSettings, isAllowedSender, type AccountSettings } from '../core/account-settings';
 import { isEmailAddress } from '../core/email-address';
 import { errors } from '../core/errors';
 import { findKey } from '../core/keys';
@@ -50,6 +50,9 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
   if (options.requireTls && !options.tls) throw new Error('SMTP: refusing AUTH without TLS needs a TLS key and certificate');
   const throttle = new AuthThrottle(options.authThrottle);
   const perAddress = new Map<string, number>();
+  // The account's settings as MAIL FROM read them, for the rest of that transaction (smtp-server
+  // gives each transaction an envelope object of its own): one store read per message, not two.
+  const settingsOf = new WeakMap<object, AccountSettings>();
   const { logger } = deps;
 
   const server: SMTPServerOptions = {
@@ -104,6 +107,7 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
       readAccountSettings(deps.store, accountOf(session)).then((settings) => {
         if (!settings) return callback(smtpReply(535, 'This key\'s account no longer exists'));
         if (!isAllowedSender(settings, address.address)) return callback(smtpReply(553, senderNotAllowed(settings).message));
+        settingsOf.set(session.envelope, settings);
         callback();
       }, (error: unknown) => callback(smtpReplyFor(error)));
     },
@@ -151,7 +155,7 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const rcptTo = session.envelope.rcptTo.map((r) => r.address);
     const { message, idempotencyKey } = await readSubmittedMessage(raw, mailFrom);
-    const settings = await readAccountSettings(deps.store, account);
+    const settings = settingsOf.get(session.envelope) ?? await readAccountSettings(deps.store, account);
     if (!settings) throw errors.unauthorized('This key\'s account no longer exists');
     enforceSendPolicy(settings, account, { from: message.from.email, hasAttachments: message.attachments !== undefined });
     // A retry is the same message to the same recipients: its bytes and envelope.
