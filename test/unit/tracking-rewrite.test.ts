@@ -108,6 +108,15 @@ describe('click tracking', () => {
     expect(ids).toEqual([2, 3]);
   });
 
+  it('tracks a misnested link once: one tag in the source, though the parser reopens it as two elements', () => {
+    // `</p>` closes the <a> inside it, and the text after it gets a reopened copy of that <a>.
+    const source = '<p><a href="https://a.example/">one</p>two</a> <b><a href="https://b.example/">x</b>y</a> <a href="https://c.example/">c</a>';
+    const html = rendered(source, { open: { enable: false } });
+    const tracked = hrefs(html).filter((h) => CLICK.test(h)).map((h) => clickOf(h));
+    expect(tracked.map((link) => [link.linkId, link.target])).toEqual([[0, 'https://a.example/'], [1, 'https://b.example/'], [2, 'https://c.example/']]);
+    expect(html.replace(/href="[^"]*"/g, 'href')).toBe('<p><a href>one</p>two</a> <b><a href>x</b>y</a> <a href>c</a>');
+  });
+
   it('gives each item of a [#list] its own link, with the loop variable substituted', () => {
     const source = '<ul>[#list items as item]<li><a href="${item.url}?i=${item?index}">${item.name}</a></li>[/#list]</ul>';
     const html = rendered(source, { open: { enable: false } }, { items: [{ url: 'https://a.example/1', name: 'one' }, { url: 'https://b.example/2', name: 'two' }] });
