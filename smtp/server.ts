@@ -42,6 +42,13 @@ export const DEFAULT_SMTP_OPTIONS: SmtpOptions = {
 
 export interface SmtpDeps extends AcceptDeps { logger: Logger }
 
+/**
+ * How long the listener trusts an account's settings once read: a changed policy (sender domains,
+ * attachments) applies to SMTP within this, and a client sending message after message costs one
+ * store read a second instead of one per message.
+ */
+const SETTINGS_MAX_AGE_MS = 1000;
+
 /** The account a session authenticated as (smtp-server keeps what onAuth gave as `user`). */
 const accountOf = (session: SMTPServerSession) => String(session.user);
 
@@ -50,9 +57,20 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
   if (options.requireTls && !options.tls) throw new Error('SMTP: refusing AUTH without TLS needs a TLS key and certificate');
   const throttle = new AuthThrottle(options.authThrottle);
   const perAddress = new Map<string, number>();
-  // The account's settings as MAIL FROM read them, for the rest of that transaction (smtp-server
-  // gives each transaction an envelope object of its own): one store read per message, not two.
+  // The account's settings as MAIL FROM had them, for the rest of that transaction (smtp-server
+  // gives each transaction an envelope object of its own).
   const settingsOf = new WeakMap<object, AccountSettings>();
+  const recentSettings = new Map<string, { read: Promise<AccountSettings | null>; at: number }>();
+  const accountSettings = (account: string) => {
+    const now = Date.now();
+    const recent = recentSettings.get(account);
+    if (recent && now - recent.at < SETTINGS_MAX_AGE_MS) return recent.read;
+    if (recentSettings.size >= 10_000) recentSettings.clear(); // bounded: at worst each account is read again
+    const read = readAccountSettings(deps.store, account);
+    recentSettings.set(account, { read, at: now });
+    read.catch(() => recentSettings.delete(account)); // a failed read is not remembered
+    return read;
+  };
   const { logger } = deps;
 
   const server: SMTPServerOptions = {
@@ -104,7 +122,7 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
 
     onMailFrom(address, session, callback) {
       if (!isEmailAddress(address.address)) return callback(smtpReply(553, 'The sender must be a valid email address'));
-      readAccountSettings(deps.store, accountOf(session)).then((settings) => {
+      accountSettings(accountOf(session)).then((settings) => {
         if (!settings) return callback(smtpReply(535, 'This key\'s account no longer exists'));
         if (!isAllowedSender(settings, address.address)) return callback(smtpReply(553, senderNotAllowed(settings).message));
         settingsOf.set(session.envelope, settings);
@@ -155,7 +173,7 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const rcptTo = session.envelope.rcptTo.map((r) => r.address);
     const { message, idempotencyKey } = await readSubmittedMessage(raw, mailFrom);
-    const settings = settingsOf.get(session.envelope) ?? await readAccountSettings(deps.store, account);
+    const settings = settingsOf.get(session.envelope) ?? await accountSettings(account);
     if (!settings) throw errors.unauthorized('This key\'s account no longer exists');
     enforceSendPolicy(settings, account, { from: message.from.email, hasAttachments: message.attachments !== undefined });
     // A retry is the same message to the same recipients: its bytes and envelope.

@@ -125,6 +125,7 @@ describe('the account\'s policy', () => {
     const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
     await expect(send('invoice.pdf', pdf)).rejects.toMatchObject({ responseCode: 550, response: expect.stringContaining('attachments are not enabled') });
     await updateAccountSettings(herald.services.store, strict.account, { attachments: true });
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the listener applies a changed policy within a second
     await expect(send('tool.exe', Buffer.from('MZ\x90\x00'))).rejects.toMatchObject({ responseCode: 554, response: expect.stringContaining('tool.exe') });
     transport.close();
     expect(await requestsOf(strict.account)).toBe(0);
