@@ -10,7 +10,7 @@ import { newId } from '../../core/ids';
 import { connectServices, type Services } from '../../core/services';
 import { createSmtpServer } from '../../smtp/server';
 import { createHeraldWorker, quietTemporalRuntime } from '../../worker';
-import { startSmtpSink } from './smtp-sink';
+import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
 export interface TestHerald {
   baseUrl: string;
@@ -21,7 +21,11 @@ export interface TestHerald {
   stop(): Promise<void>;
 }
 
-export async function startTestHerald(options: { rejectRecipients?: string[] } = {}): Promise<TestHerald> {
+/**
+ * `options` shape the relay (test/support/smtp-sink.ts): the object itself is the sink's, so a
+ * test may change its lists and flags while Herald runs. `relayAuth`: the worker logs in to it.
+ */
+export async function startTestHerald(options: SinkOptions & { relayAuth?: boolean } = {}): Promise<TestHerald> {
   installQuietRuntime();
   const database = `herald_test_${newId().slice(0, 10)}`;
   // Own database and task queue: test files run in parallel against one Temporal and store.
@@ -30,9 +34,9 @@ export async function startTestHerald(options: { rejectRecipients?: string[] } =
   const mongodbUri = process.env.MONGODB_URI!;
   const temporalAddress = process.env.TEMPORAL_ADDRESS!;
   const services = await connectServices(config, { mongodbUri: withoutDatabase(mongodbUri), temporalAddress });
-  const sink = await startSmtpSink({ rejectRecipients: options.rejectRecipients });
+  const sink = await startSmtpSink(options);
   const { worker, close } = await createHeraldWorker({
-    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: sink.url, mtaHost: 'herald.test', publicUrl: config.publicUrl,
+    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url, mtaHost: 'herald.test', publicUrl: config.publicUrl,
   });
   const running = worker.run();
   const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
