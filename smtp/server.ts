@@ -57,9 +57,9 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
   if (options.requireTls && !options.tls) throw new Error('SMTP: refusing AUTH without TLS needs a TLS key and certificate');
   const throttle = new AuthThrottle(options.authThrottle);
   const perAddress = new Map<string, number>();
-  // The account's settings as MAIL FROM had them, for the rest of that transaction (smtp-server
-  // gives each transaction an envelope object of its own).
-  const settingsOf = new WeakMap<object, AccountSettings>();
+  // Sessions counted in perAddress: onClose also reports connections smtp-server refused at
+  // maxClients before onConnect; only what onConnect counted is taken off its address's count.
+  const counted = new WeakSet<SMTPServerSession>();
   const recentSettings = new Map<string, { read: Promise<AccountSettings | null>; at: number }>();
   const accountSettings = (account: string) => {
     const now = Date.now();
@@ -88,11 +88,13 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     onConnect(session, callback) {
       const count = (perAddress.get(session.remoteAddress) ?? 0) + 1;
       perAddress.set(session.remoteAddress, count);
+      counted.add(session);
       if (count > options.maxClientsPerAddress) return callback(smtpReply(421, `Too many connections from your address (at most ${options.maxClientsPerAddress}), try again later`));
       callback();
     },
 
     onClose(session) {
+      if (!counted.delete(session)) return;
       const count = (perAddress.get(session.remoteAddress) ?? 1) - 1;
       if (count > 0) perAddress.set(session.remoteAddress, count);
       else perAddress.delete(session.remoteAddress);
@@ -125,7 +127,6 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
       accountSettings(accountOf(session)).then((settings) => {
         if (!settings) return callback(smtpReply(535, 'This key\'s account no longer exists'));
         if (!isAllowedSender(settings, address.address)) return callback(smtpReply(553, senderNotAllowed(settings).message));
-        settingsOf.set(session.envelope, settings);
         callback();
       }, (error: unknown) => callback(smtpReplyFor(error)));
     },
@@ -173,14 +174,14 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const rcptTo = session.envelope.rcptTo.map((r) => r.address);
     const { message, idempotencyKey } = await readSubmittedMessage(raw, mailFrom);
-    const settings = settingsOf.get(session.envelope) ?? await accountSettings(account);
+    const settings = await accountSettings(account);
     if (!settings) throw errors.unauthorized('This key\'s account no longer exists');
     enforceSendPolicy(settings, account, { from: message.from.email, hasAttachments: message.attachments !== undefined });
     // A retry is the same message to the same recipients: its bytes and envelope.
-    const fingerprint = createHash('sha256').update(JSON.stringify([mailFrom, rcptTo])).update(raw).digest('hex');
+    const fingerprint = () => createHash('sha256').update(JSON.stringify([mailFrom, rcptTo])).update(raw).digest('hex');
     const { accepted, replayed } = await acceptOnce(
       deps, { account, source: 'smtp', submission: { mailFrom, rcptTo, message } }, settings,
-      idempotencyKey ? { key: idempotencyKey, fingerprint } : undefined,
+      idempotencyKey ? { key: idempotencyKey, fingerprint: fingerprint() } : undefined,
     );
     if (!replayed) logger.info({ account, sendRequest: accepted.requestId, recipients: rcptTo.length }, 'smtp message accepted');
     return `OK queued as ${accepted.batchId}`;

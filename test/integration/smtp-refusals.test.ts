@@ -70,6 +70,16 @@ describe('the session', () => {
     dialog.end();
   });
 
+  it('refuses a sender or recipient that is not a valid email address (501 for bad syntax, 553 for an address the spec refuses)', async () => {
+    const dialog = await loggedIn(herald.smtpPort);
+    expect((await dialog.command('MAIL FROM:<not-an-address>')).code).toBe(501); // smtp-server's own syntax check
+    expect((await dialog.command('MAIL FROM:<shop@localhost>')).code).toBe(553); // an address, not one the spec's rules take
+    expect((await dialog.command('MAIL FROM:<shop@example.com>')).code).toBe(250);
+    expect((await dialog.command('RCPT TO:<nobody@localhost>')).code).toBe(553);
+    expect((await dialog.command('RCPT TO:<ok@example.net>')).code).toBe(250);
+    dialog.end();
+  });
+
   it('takes at most 1000 recipients per message (452 for the 1001st)', async () => {
     const dialog = await loggedIn(herald.smtpPort);
     expect((await dialog.command('MAIL FROM:<shop@example.com>')).code).toBe(250);
@@ -173,6 +183,23 @@ describe('connections', () => {
     expect((await d.reply()).code).toBe(220);
     b.end();
     d.end();
+  });
+
+  it('keeps counting an address right when connections are refused for the total limit', async () => {
+    const { port } = await listener({ maxClients: 3, maxClientsPerAddress: 2 });
+    const a = await openDialog(port);
+    const b = await openDialog(port);
+    const other = await openDialog(port, '127.0.0.2');
+    for (const d of [a, b, other]) expect((await d.reply()).code).toBe(220);
+    const refused = await openDialog(port); // over the total: refused before it is counted for its address
+    expect((await refused.reply()).code).toBe(421);
+    await refused.closed;
+    other.end();
+    await other.closed;
+    const third = await openDialog(port); // a total slot is free, but this address already has two
+    expect(await third.reply()).toEqual({ code: 421, text: expect.stringContaining('from your address') });
+    a.end();
+    b.end();
   });
 
   it('at shutdown lets a session finish its message, then tells the idle ones 421', async () => {

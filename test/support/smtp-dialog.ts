@@ -19,8 +19,9 @@ export interface SmtpDialog {
   end(): void;
 }
 
-export async function openDialog(port: number, host = '127.0.0.1'): Promise<SmtpDialog> {
-  const socket = net.connect(port, host);
+/** `localAddress`: another loopback address (127.0.0.2, …) to connect from, as a second client would. */
+export async function openDialog(port: number, localAddress?: string): Promise<SmtpDialog> {
+  const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   let buffer = '';
   const replies: SmtpReply[] = [];
