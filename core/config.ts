@@ -37,6 +37,14 @@ export interface Config {
   mtaHost: string;
   /** From address of the hosted opt-in's confirmation mails. */
   optinFrom: string;
+  /** Read the client address of tracking hits from X-Forwarded-For (Herald behind a reverse proxy). */
+  trustProxy: boolean;
+  /** Allow webhook URLs on private, loopback and link-local addresses (tests, closed networks). */
+  webhookAllowPrivate: boolean;
+  /** The domain of per-message return paths (VERP); Herald's SMTP listener takes bounces and complaints for it. */
+  bounceDomain: string;
+  /** Port of a separate worker process's `GET /metrics` (0: none). */
+  workerMetricsPort: number;
 }
 
 /** Temporal's own default for a search attribute value (dynamic config frontend.searchAttributesSizeOfValueLimit). */
@@ -130,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A bare address: it goes into the From header of every confirmation mail.
   if (!/^[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+$/.test(optinFrom)) problems.push('HERALD_OPTIN_FROM must be an email address, e.g. no-reply@example.com');
 
+  const bounceDomain = (text('HERALD_BOUNCE_DOMAIN') ?? `bounces.${mtaHost.includes('.') ? mtaHost : `${mtaHost}.localdomain`}`).toLowerCase();
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(bounceDomain)) problems.push('HERALD_BOUNCE_DOMAIN must be a domain name, e.g. bounces.example.com');
+
   const config: Config = {
     temporalAddress,
     temporalNamespace: text('TEMPORAL_NAMESPACE') ?? 'default',
@@ -151,6 +162,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     mtaHost,
     optinFrom,
+    trustProxy: flag('HERALD_TRUST_PROXY'),
+    webhookAllowPrivate: flag('HERALD_WEBHOOK_ALLOW_PRIVATE'),
+    bounceDomain,
+    workerMetricsPort: port('HERALD_WORKER_METRICS_PORT', 9464),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { derivedId } from './ids';
+import { metrics } from './metrics';
 import { insertSkippingDuplicates, type EventDoc, type Store } from './store';
 
 export type TrackType =
@@ -52,7 +53,40 @@ export function buildEvent(
   };
 }
 
+/** The general fields every event carries (the spec's list), in its order. */
+export const GENERAL_FIELDS = [
+  'timestamp', 'sent_timestamp', 'hour_of_day', 'day_of_week', 'track_id', 'track_type', 'batch_id', 'mail_id', 'mail_type',
+  'account', 'email', 'domain', 'tags', 'custom_args', 'mta',
+] as const;
+
+/**
+ * The subject of a message as its ledger row's event recorded it (core/sending/ledger.ts): what
+ * an event that happens after the send (an open, a click, a bounce report) says of its message.
+ */
+export function subjectOfSentEvent(sent: EventDoc): EventSubject {
+  return {
+    account: sent.account, batch_id: sent.batch_id, mail_id: sent.mail_id, email: sent.email,
+    sent_timestamp: new Date(sent.sent_timestamp), tags: sent.tags, custom_args: sent.custom_args, mta: sent.mta, mail_type: sent.mail_type,
+  };
+}
+
+/**
+ * An event that happens to a sent message: its general fields from the message's ledger event.
+ * `uniqueness` undefined makes a random track_id (every open hit is an event of its own); a value
+ * makes it deterministic, so a unique index keeps exactly one (`first_opened` once per mail_id).
+ */
+export function eventOfSentMail(
+  sent: EventDoc, type: TrackType, at: Date, uniqueness: string | undefined, extra: Record<string, unknown> = {},
+): EventDoc {
+  const event = buildEvent(type, subjectOfSentEvent(sent), at, uniqueness ?? new ObjectId().toHexString(), extra);
+  if (uniqueness === undefined) event.track_id = `event_${event._id.toHexString()}`;
+  return event;
+}
+
 /** Stores events; one already stored (same track_id) is skipped, so retries are harmless. */
-export function recordEvents(store: Store, events: EventDoc[]): Promise<void> {
-  return insertSkippingDuplicates(store.events, events);
+export async function recordEvents(store: Store, events: EventDoc[]): Promise<void> {
+  const inserted = await insertSkippingDuplicates(store.events, events);
+  // Per type when all were new (the usual case); a batch with duplicates is counted in total under its first type.
+  if (inserted === events.length) for (const event of events) metrics.eventsStored.inc({ track_type: event.track_type });
+  else if (inserted > 0) metrics.eventsStored.inc({ track_type: events[0].track_type }, inserted);
 }

@@ -411,16 +411,17 @@ export function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
 }
 
-/** Inserts the documents; one whose unique key is already stored is skipped (what a retry meets). */
-export async function insertSkippingDuplicates<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<void> {
-  if (docs.length === 0) return;
+/** Inserts the documents; one whose unique key is already stored is skipped (what a retry meets). Returns how many were inserted. */
+export async function insertSkippingDuplicates<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<number> {
+  if (docs.length === 0) return 0;
   try {
-    await collection.insertMany(docs, { ordered: false });
+    return (await collection.insertMany(docs, { ordered: false })).insertedCount;
   } catch (error) {
     const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
     const errorsOf = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
     const onlyDuplicates = isDuplicateKey(error) || (errorsOf.length > 0 && errorsOf.every(isDuplicateKey));
     if (!onlyDuplicates) throw error;
+    return docs.length - Math.max(errorsOf.length, 1);
   }
 }
 

@@ -1,0 +1,52 @@
+// Herald's Prometheus metrics: one registry per process, served as `GET /metrics` by the API
+// (and by a separate worker process on HERALD_WORKER_METRICS_PORT). Every metric is defined
+// here, once, so the README's table and the code name the same things; code elsewhere only
+// increments them. Labels take a small fixed set of values (a route pattern, never a raw path
+// or an account name), so the series stay few.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'herald_process_' });
+
+export const metrics = {
+  httpRequests: new Counter({
+    name: 'herald_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const, registers: [registry],
+  }),
+  httpDuration: new Histogram({
+    name: 'herald_http_request_duration_seconds', help: 'Time to answer an HTTP request (for sends: the accept latency), by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const, registers: [registry],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  }),
+  messages: new Counter({
+    name: 'herald_messages_total', help: 'Messages the send engine finished, by outcome: sent (the relay took it), bounced, dropped (suppressed or cancelled)',
+    labelNames: ['outcome'] as const, registers: [registry],
+  }),
+  trackingHits: new Counter({
+    name: 'herald_tracking_hits_total', help: 'Tracking requests answered with a valid token, by kind: open, click, online, share, unsubscribe',
+    labelNames: ['kind'] as const, registers: [registry],
+  }),
+  eventsStored: new Counter({
+    name: 'herald_events_stored_total', help: 'Tracking events written to the store, by track_type (retries of an already stored event not counted)',
+    labelNames: ['track_type'] as const, registers: [registry],
+  }),
+  webhookRequests: new Counter({
+    name: 'herald_webhook_requests_total', help: 'Webhook POSTs made, by outcome: delivered (2xx), rejected (another status), failed (timeout or connection error)',
+    labelNames: ['outcome'] as const, registers: [registry],
+  }),
+  webhookEventsDelivered: new Counter({
+    name: 'herald_webhook_events_delivered_total', help: 'Events in webhook POSTs answered 2xx', registers: [registry],
+  }),
+  webhookEventsDiscarded: new Counter({
+    name: 'herald_webhook_events_discarded_total', help: 'Events discarded after their one retry failed too', registers: [registry],
+  }),
+  gatheringBacklog: new Gauge({
+    name: 'herald_gathering_backlog', help: 'Send requests an account\'s AccountSender held, not yet sent, when its latest attempt began (summed over accounts this worker sent for)',
+    registers: [registry],
+  }),
+};
+
+/** The text exposition of every metric of this process. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
