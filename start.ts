@@ -118,10 +118,11 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
 
   const { worker, close: closeWorker } = await createHeraldWorker({
     store: services.store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: addresses.smtpRelayUrl!, mtaHost: config.mtaHost, publicUrl: config.publicUrl,
+    relayUrl: addresses.smtpRelayUrl!, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
+    webhookAllowPrivate: config.webhookAllowPrivate,
   });
   const workerRun = worker.run();
-  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
+  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate }).callback());
   await listen(api, config.apiPort, config.bindHost, 'API');
   const smtp = createSmtpServer({ ...services, logger }, smtpOptionsFrom(config));
   await listen(smtp.server, config.smtpPort, config.bindHost, 'SMTP');

@@ -1,9 +1,13 @@
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from './activities';
-import { loadConfig } from './core/config';
-import { createLogger } from './core/logger';
+import { loadConfig, type Config } from './core/config';
+import { createLogger, type Logger } from './core/logger';
+import { serveMetrics, type MetricsServer } from './core/metrics-server';
 import { connectStore, type Store } from './core/store';
 import { createThreadedRelay } from './core/relay-thread';
+import type { WebhookTuning } from './core/webhooks/delivery-pass';
+import { ensureWebhookSweeper } from './core/webhooks/lifecycle';
 import { resolveServiceAddresses } from './infra/stack-record';
 
 export interface WorkerDeps {
@@ -15,6 +19,12 @@ export interface WorkerDeps {
   mtaHost: string;
   /** Where tracking and unsubscribe links in sent mail point (HERALD_PUBLIC_URL). */
   publicUrl: string;
+  /** The domain of each message's return path (HERALD_BOUNCE_DOMAIN); bounces.<mtaHost> when not given. */
+  bounceDomain?: string;
+  /** HERALD_WEBHOOK_ALLOW_PRIVATE: webhook requests may go to private and loopback addresses. */
+  webhookAllowPrivate?: boolean;
+  /** Batching and polling of webhook delivery; the defaults suit production (tests and benchmarks change them). */
+  webhookTuning?: Partial<WebhookTuning>;
 }
 
 /** The Docker image names its prebuilt bundle here; otherwise workflows are bundled at start. */
@@ -31,8 +41,13 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
     ...(PREBUILT_BUNDLE
       ? { workflowBundle: { codePath: PREBUILT_BUNDLE } }
       : { workflowsPath: require.resolve('./workflows') }),
-    activities: createActivities({ store: deps.store, transport, mtaHost: deps.mtaHost, publicUrl: deps.publicUrl }),
+    activities: createActivities({
+      store: deps.store, transport, mtaHost: deps.mtaHost, publicUrl: deps.publicUrl, bounceDomain: deps.bounceDomain,
+      webhookAllowPrivate: deps.webhookAllowPrivate, webhookTuning: deps.webhookTuning,
+    }),
   });
+  // The webhook sweeper's schedule, created by whichever worker starts first (idempotent).
+  await ensureWebhookSweeper(new Client({ connection, namespace: deps.namespace }), deps.taskQueue);
   return {
     worker,
     async close() {
@@ -64,13 +79,32 @@ async function main() {
   const store = await connectStore(addresses.mongodbUri, config.mongodbDatabase);
   const { worker, close } = await createHeraldWorker({
     store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost, publicUrl: config.publicUrl,
+    relayUrl: addresses.smtpRelayUrl, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
+    webhookAllowPrivate: config.webhookAllowPrivate,
   });
+  const metricsServer = await startWorkerMetrics(config, logger);
   logger.info({ taskQueue: config.taskQueue }, 'worker started');
   await worker.run(); // returns after SIGINT/SIGTERM (the SDK handles both)
+  await metricsServer?.close();
   await close();
   await store.close();
   logger.info('worker stopped');
+}
+
+/**
+ * GET /metrics on HERALD_WORKER_METRICS_PORT (0: none). A port that cannot be bound is logged as
+ * an error and the worker runs on: sending matters more than its figures.
+ */
+async function startWorkerMetrics(config: Config, logger: Logger): Promise<MetricsServer | undefined> {
+  if (config.workerMetricsPort === 0) return undefined;
+  try {
+    const server = await serveMetrics({ port: config.workerMetricsPort, host: config.bindHost, token: config.metricsToken });
+    logger.info({ port: server.port, host: config.bindHost }, 'worker metrics at /metrics');
+    return server;
+  } catch (error) {
+    logger.error({ err: error, port: config.workerMetricsPort }, 'worker metrics could not listen; the worker runs without them');
+    return undefined;
+  }
 }
 
 if (require.main === module) {

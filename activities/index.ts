@@ -5,14 +5,17 @@ import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
 import { createSendActivities } from './sending';
+import { withGatheringBacklog } from './send-metrics';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
-export interface ActivityDeps { store: Store; transport: RelaySender; mtaHost: string; publicUrl: string }
+export interface ActivityDeps extends WebhookActivityDeps { store: Store; transport: RelaySender; mtaHost: string; publicUrl: string; bounceDomain?: string }
 
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createSendActivities(deps),
+    ...withGatheringBacklog(createSendActivities(deps)), // sets herald_gathering_backlog
     ...createTaskActivities(deps),
     ...createContactExportActivities(deps),
     ...createContactImportActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }

@@ -6,6 +6,7 @@
 // crash can make a resend send twice, each time with the same Message-ID.
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ObjectId } from 'mongodb';
+import { defaultBounceDomain, returnPathOf } from '../core/bounces/return-path';
 import { dkimSigningFor } from '../core/dkim';
 import { buildEvent, recordEvents, type EventSubject } from '../core/events';
 import { derivedId } from '../core/ids';
@@ -24,6 +25,8 @@ export interface SendDeps {
   mtaHost: string;
   /** Where tracking, online-version and unsubscribe links point (HERALD_PUBLIC_URL). */
   publicUrl: string;
+  /** The domain of each message's return path (HERALD_BOUNCE_DOMAIN); bounces.<mtaHost> when not given. */
+  bounceDomain?: string;
 }
 
 /** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
@@ -49,6 +52,7 @@ interface Work {
 
 export function createSendActivities(deps: SendDeps) {
   const { store, transport, mtaHost, publicUrl } = deps;
+  const bounceDomain = deps.bounceDomain ?? defaultBounceDomain(mtaHost);
 
   async function loadWork(input: SendRequestsInput): Promise<Work> {
     const { account } = input;
@@ -212,7 +216,10 @@ export function createSendActivities(deps: SendDeps) {
         const to = [message.email, ...message.copiesTo.filter((email) => !isSuppressed(request, email))];
         let response: string;
         try {
-          const info = await transport.sendMail({ envelope: { from: plan.sender, to }, raw: message.raw(), dkim: await dkimFor(plan.sender) });
+          // The envelope sender is the message's own return path, so its bounces name it
+          // (core/bounces); DKIM still signs for the sender's domain.
+          const from = returnPathOf(message.mailId, await trackingSecret(store), bounceDomain);
+          const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(plan.sender) });
           response = String(info.response ?? '');
         } catch (error) {
           const failure = classifyRelayFailure(error);

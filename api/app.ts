@@ -6,17 +6,26 @@ import { optinSettings, type OptinSettings } from '../core/optin-mail';
 import type { Store } from '../core/store';
 import { accountRouters } from './account/router';
 import { healthRouter } from './health';
+import { metricsRouter } from './metrics';
 import { errorBoundary } from './middleware/error-boundary';
+import { httpMetrics } from './middleware/http-metrics';
 import { requestContext } from './middleware/request-context';
 import { operations } from './openapi/operations';
 import { openapiRouter } from './openapi/router';
 import { optinRouter } from './optin/router';
+import { trackingRouter, trackingSettings, type TrackingSettings } from './tracking/router';
 import { transactionalRouter } from './transactional/router';
 
 export interface ApiDeps {
   store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number; namespace: string; logger: Logger;
   /** Links and From address of the hosted opt-in's mails; by default from the environment (HERALD_PUBLIC_URL, HERALD_OPTIN_FROM). */
   optin?: OptinSettings;
+  /** GET /metrics asks for this bearer token; by default HERALD_METRICS_TOKEN (unset: open). */
+  metricsToken?: string;
+  /** Webhook URLs on private and loopback addresses allowed; by default HERALD_WEBHOOK_ALLOW_PRIVATE. */
+  webhookAllowPrivate?: boolean;
+  /** Where tracking links point and whether X-Forwarded-For is trusted; by default HERALD_PUBLIC_URL and HERALD_TRUST_PROXY. */
+  tracking?: TrackingSettings;
 }
 
 /** The HTTP application: every interface's router behind the shared middleware. */
@@ -28,8 +37,17 @@ export function createApp(deps: ApiDeps): Koa {
   const openapi = openapiRouter(operations);
   const optin = optinRouter({ ...deps, settings: deps.optin ?? optinSettings(loadConfig()) });
   app.use(requestContext(deps.logger));
+  app.use(httpMetrics); // outside the boundary: it counts the status the boundary rendered
   app.use(errorBoundary);
+  // First: tracking hits are the busiest requests, and public (the token is the credential).
+  const trackingLinks = deps.tracking ?? trackingSettings(loadConfig());
+  app.proxy = trackingLinks.trustProxy; // ctx.ip from X-Forwarded-For: its last entry, the one the proxy added
+  app.maxIpsCount = 1;
+  const tracking = trackingRouter({ store: deps.store, settings: trackingLinks });
+  app.use(tracking.routes()).use(tracking.allowedMethods());
   app.use(health.routes()).use(health.allowedMethods());
+  const metricsRoutes = metricsRouter({ token: 'metricsToken' in deps ? deps.metricsToken : loadConfig().metricsToken });
+  app.use(metricsRoutes.routes()).use(metricsRoutes.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
   // Before the account routers: their /v2/:account would take "openapi.json" for an account.
   app.use(openapi.routes()).use(openapi.allowedMethods());

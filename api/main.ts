@@ -10,7 +10,7 @@ async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'herald-api');
   const services = await connectServices(config, resolveServiceAddresses(config));
-  const server = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
+  const server = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate }).callback());
   await listen(server, config.apiPort, config.bindHost, 'API');
   logger.info({ url: `http://${config.bindHost}:${config.apiPort}` }, 'API listening');
   onShutdownSignal(async () => {

@@ -10,6 +10,8 @@ import { runSmtpSend } from './smtp-send';
 import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
+import { runTrackingHits } from './tracking-hits';
+import { runWebhookDelivery } from './webhook-delivery';
 
 type Results = Record<string, Record<string, unknown>>;
 
@@ -28,6 +30,10 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'contacts-import': () => runContactsImport(),
   // The substitution language: renders/s of a 20 KB HTML with 10 substitutions, on one core.
   render: () => runRender(),
+  // Tracking hits/s (open pixels and clicks, each answered once stored), beside the store's batched insert rate.
+  'tracking-hits': () => runTrackingHits(),
+  // Webhook events/s delivered from a stored backlog to a local receiver (250 requests/s cap held), beside the store's read rate; compared with tracking-hits when it ran.
+  'webhook-delivery': (done) => runWebhookDelivery(done['tracking-hits']?.hits_per_s as number | undefined),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */

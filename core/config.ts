@@ -45,6 +45,8 @@ export interface Config {
   bounceDomain: string;
   /** Port of a separate worker process's `GET /metrics` (0: none). */
   workerMetricsPort: number;
+  /** When set, `GET /metrics` (API and worker) asks for `Authorization: Bearer <token>`; unset, it is open. */
+  metricsToken?: string;
 }
 
 /** Temporal's own default for a search attribute value (dynamic config frontend.searchAttributesSizeOfValueLimit). */
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: flag('HERALD_WEBHOOK_ALLOW_PRIVATE'),
     bounceDomain,
     workerMetricsPort: port('HERALD_WORKER_METRICS_PORT', 9464),
+    metricsToken: text('HERALD_METRICS_TOKEN'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -185,6 +188,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...config,
     mongodbUri: config.mongodbUri && redactUrl(config.mongodbUri),
     smtpRelayUrl: config.smtpRelayUrl && redactUrl(config.smtpRelayUrl),
+    metricsToken: config.metricsToken && '***',
   };
 }
 

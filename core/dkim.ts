@@ -79,5 +79,13 @@ export async function deleteDkimKey(store: Store, account: string, id: number): 
 export async function dkimSigningFor(store: Store, account: string, fromAddress: string): Promise<DKIM.SingleKeyOptions | undefined> {
   const domain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
   const key = await store.dkimKeys.findOne({ account, domain });
-  return key ? { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKey } : undefined;
+  return key ? { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKey, headerFieldNames: SIGNED_HEADERS } : undefined;
 }
+
+/**
+ * nodemailer's default list (RFC 4871 5.5) plus List-Unsubscribe-Post: RFC 8058 wants both
+ * unsubscribe headers under the signature, and mailbox providers honour one-click only then.
+ */
+const SIGNED_HEADERS = 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:Content-ID:'
+  + 'Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:'
+  + 'List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive';

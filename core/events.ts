@@ -31,10 +31,12 @@ export function buildEvent(
   at: Date,
   uniqueness: string,
   extra: Record<string, unknown> = {},
+  /** A track_id made by the caller instead (no hash to compute: see eventOfSentMail). */
+  trackId?: string,
 ): EventDoc {
   return {
     _id: new ObjectId(),
-    track_id: derivedId('event', subject.mail_id, type, uniqueness),
+    track_id: trackId ?? derivedId('event', subject.mail_id, type, uniqueness),
     track_type: type,
     timestamp: at.toISOString(),
     sent_timestamp: subject.sent_timestamp.toISOString(),
@@ -78,15 +80,18 @@ export function subjectOfSentEvent(sent: EventDoc): EventSubject {
 export function eventOfSentMail(
   sent: EventDoc, type: TrackType, at: Date, uniqueness: string | undefined, extra: Record<string, unknown> = {},
 ): EventDoc {
-  const event = buildEvent(type, subjectOfSentEvent(sent), at, uniqueness ?? new ObjectId().toHexString(), extra);
-  if (uniqueness === undefined) event.track_id = `event_${event._id.toHexString()}`;
+  if (uniqueness !== undefined) return buildEvent(type, subjectOfSentEvent(sent), at, uniqueness, extra);
+  // A random track_id needs no hash: every open and click makes one, so this is the tracking hot path.
+  const event = buildEvent(type, subjectOfSentEvent(sent), at, '', extra, '');
+  event.track_id = `event_${event._id.toHexString()}`;
   return event;
 }
 
-/** Stores events; one already stored (same track_id) is skipped, so retries are harmless. */
-export async function recordEvents(store: Store, events: EventDoc[]): Promise<void> {
+/** Stores events; one already stored (same track_id) is skipped, so retries are harmless. Returns how many were new. */
+export async function recordEvents(store: Store, events: EventDoc[]): Promise<number> {
   const inserted = await insertSkippingDuplicates(store.events, events);
   // Per type when all were new (the usual case); a batch with duplicates is counted in total under its first type.
   if (inserted === events.length) for (const event of events) metrics.eventsStored.inc({ track_type: event.track_type });
   else if (inserted > 0) metrics.eventsStored.inc({ track_type: events[0].track_type }, inserted);
+  return inserted;
 }

@@ -6,7 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'herald_process_' });
+collectDefaultMetrics({ register: registry, prefix: 'herald_' });
 
 export const metrics = {
   httpRequests: new Counter({

@@ -305,6 +305,62 @@ export interface OptinConfirmationDoc {
  */
 export interface ServiceSettingDoc { _id: string; value: Binary; createdAt: Date }
 
+/**
+ * A webhook endpoint of an account (core/webhooks/endpoints.ts). The secret is kept in clear:
+ * every request is signed with HMAC-SHA256 keyed with it, and signing needs the key itself (a
+ * hash can check a secret someone presents, it cannot sign). It is shown only in the answers of
+ * create and rotate-secret. `cursor`: every event of the account up to this _id has been handed
+ * over (answered 2xx, or put in a retry batch); delivery reads after it.
+ */
+export interface WebhookDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  url: string;
+  /** Track types sent; null: every type. */
+  events: string[] | null;
+  enabled: boolean;
+  secret: string;
+  cursor: ObjectId;
+  created: Date;
+  lastModified: Date;
+}
+
+/**
+ * Events of a webhook POST that failed, waiting for their one retry (core/webhooks/retries.ts).
+ * `_id` is derived from the endpoint and the batch's first and last event, so recording the same
+ * failure twice (an activity run again) keeps one.
+ */
+export interface WebhookRetryDoc {
+  _id: string;
+  account: string;
+  endpointId: number;
+  eventIds: ObjectId[];
+  dueAt: Date;
+  /** Whoever runs the retry (the delivery workflow's timer or the sweeper) holds it until then. */
+  leaseUntil: Date;
+}
+
+/** What happened to a webhook POST that failed, and to its retry: the endpoint's deliveries log. */
+export interface WebhookLogDoc {
+  _id: ObjectId;
+  account: string;
+  endpointId: number;
+  at: Date;
+  /** failed: a POST failed, its events wait for their retry; delivered: the retry was answered 2xx; discarded: the events are dropped. */
+  outcome: 'failed' | 'delivered' | 'discarded';
+  /** POSTs made for these events so far (1 or 2; 1 on a discard without a retry: the endpoint was disabled). */
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  eventCount: number;
+  trackIds: string[];
+  retryAt?: Date;
+}
+
+/** Requests granted to one webhook URL in one 100 ms bucket, across every worker (core/webhooks/rate-limit.ts). */
+export interface WebhookRateDoc { _id: string; n: number; expiresAt: Date }
+
 export interface Store {
   client: MongoClient;
   db: Db;
@@ -327,6 +383,10 @@ export interface Store {
   idempotencyKeys: Collection<IdempotencyDoc>;
   tasks: Collection<TaskDoc>;
   serviceSettings: Collection<ServiceSettingDoc>;
+  webhooks: Collection<WebhookDoc>;
+  webhookRetries: Collection<WebhookRetryDoc>;
+  webhookLog: Collection<WebhookLogDoc>;
+  webhookRate: Collection<WebhookRateDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
   close(): Promise<void>;
@@ -359,6 +419,10 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     idempotencyKeys: db.collection('idempotencyKeys'),
     tasks: db.collection('tasks'),
     serviceSettings: db.collection('serviceSettings'),
+    webhooks: db.collection('webhooks'),
+    webhookRetries: db.collection('webhookRetries'),
+    webhookLog: db.collection('webhookLog'),
+    webhookRate: db.collection('webhookRate'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
   };
@@ -397,6 +461,14 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.tasks.createIndex({ account: 1, created: -1 }),
     store.db.collection('files.files').createIndex({ filename: 1, 'metadata.account': 1 }, { unique: true }),
     store.db.collection('files.chunks').createIndex({ files_id: 1, n: 1 }, { unique: true }),
+    store.webhooks.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.webhooks.createIndex({ enabled: 1 }),
+    store.webhookRetries.createIndex({ dueAt: 1 }),
+    store.webhookRetries.createIndex({ account: 1, endpointId: 1 }),
+    store.webhookLog.createIndex({ account: 1, endpointId: 1, _id: -1 }),
+    store.webhookLog.createIndex({ at: 1 }),
+    // Expiry on a real MongoDB; the embedded store ignores TTL indexes, so the sweeper deletes them too.
+    store.webhookRate.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
   ]);
 }
 

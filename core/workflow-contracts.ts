@@ -20,6 +20,10 @@ export const workflowIds = {
   /** A request with a launch_date in the future waits in a workflow of its own. */
   scheduledSend: (account: string, requestId: string) => `tx-${account}-${requestId}`,
   task: (account: string, taskId: number) => `task-${account}-${taskId}`,
+  /** The long-lived delivery workflow of one webhook endpoint. */
+  webhookDelivery: (account: string, endpointId: number) => `webhook-${account}-${endpointId}`,
+  /** The Temporal Schedule of the webhook sweeper, one per task queue (core/webhooks/lifecycle.ts). */
+  webhookSweeper: (taskQueue: string) => `webhook-sweeper-${taskQueue}`,
 };
 
 /** Workflows that carry out a task of the account API (see core/tasks.ts), by task type. */
@@ -67,6 +71,11 @@ export interface ScheduledSendInput extends QueuedSend {
 export interface SendRequestsInput {
   account: string;
   requests: QueuedSend[];
+  /**
+   * Requests the AccountSender still held (queued or deferred) when it took this attempt's: the
+   * worker shows it as herald_gathering_backlog. Absent from other senders (a scheduled send).
+   */
+  backlog?: number;
 }
 
 /** What a send attempt did: counts of messages, and the requests with recipients the relay deferred. */
@@ -75,3 +84,35 @@ export interface SendOutcome {
   failed: number;
   deferred: string[];
 }
+
+/** A failed webhook POST's events wait this long for their one retry (the spec: one retry after 1 minute). */
+export const WEBHOOK_RETRY_DELAY_MS = 60_000;
+
+/** A webhook retry batch the delivery workflow waits for: its record's id, due at `dueAt` (workflow time, epoch ms). */
+export interface PendingWebhookRetry { retryId: string; dueAt: number }
+
+/** Input of the WebhookDelivery workflow; a continued run carries the retries it was waiting for. */
+export interface WebhookDeliveryInput {
+  account: string;
+  endpointId: number;
+  retries?: PendingWebhookRetry[];
+  /** How long one delivery activity keeps reading and posting before it returns (default 60 s; 0: one read). */
+  passMs?: number;
+}
+
+/** Input of the deliverWebhookEvents activity: one pass over the endpoint's new events. */
+export interface WebhookPassInput { account: string; endpointId: number; passMs: number }
+
+/**
+ * What a delivery pass did. `idle`: nothing left to read when it ended; `active`: it stopped with
+ * more to do (time, or a failed POST whose retry the workflow must schedule); `disabled`/`gone`:
+ * the endpoint was disabled or deleted. `retries`: batches recorded for a retry, each due
+ * `delayMs` after the pass returned.
+ */
+export interface WebhookPassResult {
+  state: 'active' | 'idle' | 'disabled' | 'gone';
+  retries: Array<{ retryId: string; delayMs: number }>;
+}
+
+/** Input of the retryWebhookBatch activity. */
+export interface WebhookRetryInput { account: string; endpointId: number; retryId: string }

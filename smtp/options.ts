@@ -19,5 +19,6 @@ export function smtpOptionsFrom(config: Config): Partial<SmtpOptions> {
     requireTls: config.smtpRequireTls,
     maxClients: config.smtpMaxClients,
     maxClientsPerAddress: config.smtpMaxClientsPerAddress,
+    bounceDomain: config.bounceDomain,
   };
 }

@@ -3,6 +3,8 @@
 // gathering and sending as an HTTP send (core/transactional/submit.ts), one copy per envelope
 // recipient. 250 only once the message is durably accepted; 451 (retry) when the store or
 // Temporal cannot take it, so nothing the client was told is queued is ever lost.
+// With a bounce domain it also takes bounce and complaint reports for that domain, without AUTH
+// (smtp/reports.ts): AUTH is then asked for at RCPT TO, where the recipient says which it is.
 import { createHash } from 'node:crypto';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { readAccountSettings, isAllowedSender, type AccountSettings } from '../core/account-settings';
@@ -15,9 +17,12 @@ import { readSubmittedMessage } from '../core/transactional/smtp-message';
 import { acceptOnce, enforceSendPolicy, senderNotAllowed } from '../core/transactional/submit';
 import { AuthThrottle, DEFAULT_AUTH_THROTTLE, type AuthThrottleOptions } from './auth-throttle';
 import { smtpReply, smtpReplyFor } from './replies';
+import { createReportIntake } from './reports';
 
 /** The spec's 10 MB request limit: advertised as SIZE, and a message past it is refused with 552. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** A report's transaction has one recipient; another one is answered 452 (RFC 5321: the client sends it in a later transaction). */
+const ONE_REPORT_RECIPIENT = 'A report takes one recipient: send this one in a transaction of its own';
 /** As many recipients as one HTTP request may have. */
 export const MAX_RECIPIENTS = 1000;
 
@@ -34,6 +39,11 @@ export interface SmtpOptions {
   /** On shutdown, sessions have this long to finish before they are told 421 and closed. */
   closeTimeoutMs: number;
   authThrottle: AuthThrottleOptions;
+  /**
+   * The domain of the messages' return paths (HERALD_BOUNCE_DOMAIN): mail to it is a bounce or
+   * complaint report, taken without AUTH. Unset: no reports, and AUTH before MAIL FROM.
+   */
+  bounceDomain?: string;
 }
 
 export const DEFAULT_SMTP_OPTIONS: SmtpOptions = {
@@ -72,6 +82,12 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     return read;
   };
   const { logger } = deps;
+  const reports = options.bounceDomain ? createReportIntake({ store: deps.store, bounceDomain: options.bounceDomain, logger }) : undefined;
+  /** A transaction is a report's when its first recipient is on the bounce domain. */
+  const isReportTransaction = (session: SMTPServerSession) => {
+    const first = session.envelope.rcptTo[0];
+    return reports !== undefined && first !== undefined && reports.isReportAddress(first.address);
+  };
 
   const server: SMTPServerOptions = {
     name: 'herald',
@@ -84,6 +100,8 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     socketTimeout: options.socketTimeoutMs,
     closeTimeout: options.closeTimeoutMs,
     logger: false,
+    // Reports come without AUTH: submission's AUTH is then required at RCPT TO (onRcptTo).
+    authOptional: reports !== undefined,
 
     onConnect(session, callback) {
       const count = (perAddress.get(session.remoteAddress) ?? 0) + 1;
@@ -123,6 +141,8 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     },
 
     onMailFrom(address, session, callback) {
+      // Not logged in: only a report can follow (RCPT TO decides), from any sender, `<>` included.
+      if (!session.user) return callback();
       if (!isEmailAddress(address.address)) return callback(smtpReply(553, 'The sender must be a valid email address'));
       accountSettings(accountOf(session)).then((settings) => {
         if (!settings) return callback(smtpReply(535, 'This key\'s account no longer exists'));
@@ -132,6 +152,12 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
     },
 
     onRcptTo(address, session, callback) {
+      if (reports?.isReportAddress(address.address)) {
+        if (session.envelope.rcptTo.length > 0) return callback(smtpReply(452, ONE_REPORT_RECIPIENT));
+        return void reports.checkRecipient(address.address).then(() => callback(), callback);
+      }
+      if (!session.user) return callback(smtpReply(530, 'Authentication required: log in with the username apikey and a transactional key'));
+      if (isReportTransaction(session)) return callback(smtpReply(452, ONE_REPORT_RECIPIENT));
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpReply(452, `Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
       if (!isEmailAddress(address.address)) return callback(smtpReply(553, 'The recipient must be a valid email address'));
       callback();
@@ -156,11 +182,13 @@ export function createSmtpServer(deps: SmtpDeps, given: Partial<SmtpOptions> = {
       });
       stream.on('end', () => {
         if (refused) return;
-        submit(Buffer.concat(chunks), session).then(
+        const raw = Buffer.concat(chunks);
+        const first = session.envelope.rcptTo[0].address;
+        (reports && isReportTransaction(session) ? reports.take(raw, first) : submit(raw, session)).then(
           (reply) => callback(null, reply),
           (error: unknown) => {
             const reply = smtpReplyFor(error);
-            if ((reply as { responseCode?: number }).responseCode === 451) logger.error({ err: error }, 'smtp message could not be queued');
+            if ((reply as { responseCode?: number }).responseCode === 451) logger.error({ err: error }, 'smtp message could not be queued or report recorded');
             callback(reply);
           },
         );

@@ -54,8 +54,8 @@ export async function AccountSender(input: AccountSenderInput): Promise<void> {
   const mustContinue = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS
     || signals > MAX_SIGNALS || listFull;
 
-  const send = async (requests: QueuedSend[]) => {
-    const again = new Set(await sendAttempt(account, requests));
+  const send = async (requests: QueuedSend[], backlog: number) => {
+    const again = new Set(await sendAttempt(account, requests, backlog));
     const now = Date.now();
     for (const request of requests.filter((r) => again.has(r.requestId))) {
       const attempt = (attempts.get(request.requestId) ?? 0) + 1;
@@ -107,7 +107,7 @@ export async function AccountSender(input: AccountSenderInput): Promise<void> {
     const requests = queued.length > 0 && inFlight < MAX_ATTEMPTS_IN_FLIGHT ? takeAttempt() : [];
     if (requests.length > 0) {
       inFlight += 1;
-      void send(requests).catch((error: unknown) => { crashed ??= error; }).finally(() => { inFlight -= 1; });
+      void send(requests, queued.length + deferred.length).catch((error: unknown) => { crashed ??= error; }).finally(() => { inFlight -= 1; });
       continue;
     }
     const nextDue = Math.min(...deferred.map((d) => d.dueAt));

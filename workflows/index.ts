@@ -3,3 +3,5 @@ export { AccountSender } from './account-sender';
 export { ScheduledSend } from './scheduled-send';
 export { ContactExport } from './contact-export';
 export { ContactImport } from './contact-import';
+export { WebhookDelivery } from './webhook-delivery';
+export { WebhookSweep } from './webhook-sweep';

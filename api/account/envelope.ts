@@ -2,11 +2,13 @@ import type { Context } from 'koa';
 import type { ListOptions } from './list-options';
 
 export interface Paging { offset: number; limit: number; results: number; total: number }
+/** The activity listing's paging: `next` is the next page's link, empty on the last page. */
+export interface CursorPaging { next: string; total: number; results: number }
 
 export interface Reply {
   status?: number;
   data?: unknown;
-  paging?: Paging;
+  paging?: Paging | CursorPaging;
   sort?: { sortby: string; sortdir: 'asc' | 'desc' };
   /** An asynchronous operation's task, in place of data. */
   task?: unknown;

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Store } from '../../core/store';
 import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
+import { activityRoutes } from './activity';
 import { authenticate, requireOwnAccount } from './auth';
 import { contactExportRoutes } from './contact-export';
 import { contactImportRouter } from './contact-import';
@@ -17,8 +18,13 @@ import { loginRouter } from './login';
 import { taskRoutes } from './tasks';
 import { templateRoutes } from './templates';
 import { userRoutes } from './users';
+import { webhookRoutes } from './webhooks';
 
-export interface AccountApiDeps { store: Store; temporal: Client; taskQueue: string }
+export interface AccountApiDeps {
+  store: Store; temporal: Client; taskQueue: string;
+  /** HERALD_WEBHOOK_ALLOW_PRIVATE; by default from the environment. */
+  webhookAllowPrivate?: boolean;
+}
 
 /**
  * The account REST API under /v2: login and logout, then everything under /v2/{account},
@@ -40,5 +46,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   contactRoutes(scoped, deps.store);
   contactExportRoutes(scoped, deps);
   taskRoutes(scoped, deps);
+  activityRoutes(scoped, deps.store);
+  webhookRoutes(scoped, deps);
   return [loginRouter(deps.store), contactImportRouter(deps), scoped];
 }

@@ -54,6 +54,7 @@ function toOperation(operation: OperationSpec, components: Components): object {
   const parameters = [
     ...pathParameters(operation.path),
     ...(operation.listing ? listingParameters(operation.listing.spec, operation.listing.q) : []),
+    ...(operation.query ?? []).map((parameter) => ({ in: 'query', required: false, ...parameter })),
   ];
   const description = [
     operation.description,
@@ -103,14 +104,14 @@ function uploadBody(upload: { field: string; mediaType: string }) {
 function success(operation: OperationSpec) {
   const schema = operation.responseSchema ?? ref(operation.listing ? 'PageEnvelope' : 'Envelope');
   const headers = operation.location ? { Location: { description: 'The path of the new resource.', schema: { type: 'string' } } } : undefined;
-  return answer(operation.response, schema, headers);
+  return answer(operation.response, schema, headers, operation.responseMediaType);
 }
 
-function answer(description: string, schema: object | undefined, headers?: object) {
+function answer(description: string, schema: object | undefined, headers?: object, mediaType = 'application/json') {
   return {
     description,
     ...(headers ? { headers } : {}),
-    ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    ...(schema ? { content: { [mediaType]: { schema } } } : {}),
   };
 }
 
@@ -120,7 +121,7 @@ function errorStatuses(operation: OperationSpec): number[] {
   if (operation.auth !== 'none') statuses.add(401);
   if (operation.auth === 'account') statuses.add(403); // another account's path, or a missing permission
   if (operation.body || operation.upload) [400, 413, 415].forEach((s) => statuses.add(s));
-  if (operation.listing) statuses.add(400);
+  if (operation.listing || operation.query) statuses.add(400);
   if (pathParameters(operation.path).some((p) => p.name !== 'account')) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -33,11 +33,15 @@ export interface OperationSpec {
   upload?: { field: string; mediaType: string };
   /** A listing: its query parameters come from the resource's ListSpec; `q` says what `q` matches. */
   listing?: { spec: ListSpec; q: string };
+  /** Query parameters of its own (a listing's come from its ListSpec); a query is checked, so 400 is among its answers. */
+  query?: QueryParameter[];
   /** Success status and what the answer holds. */
   status: number;
   response: string;
   /** Schema of the success answer; by default the account envelope (a page of it for listings). */
   responseSchema?: object;
+  /** Media type of the success answer; by default application/json. */
+  responseMediaType?: string;
   /** The success answer carries a Location header (creates). */
   location?: boolean;
   /** Other answers in shapes of their own (not errors): /readyz's 503. */
@@ -45,6 +49,8 @@ export interface OperationSpec {
   /** Error statuses beyond those the operation's auth, body, listing and path parameters imply. */
   errors?: number[];
 }
+
+export interface QueryParameter { name: string; schema: object; description: string }
 
 type ResourceOperation = Omit<OperationSpec, 'tag' | 'auth'>;
 

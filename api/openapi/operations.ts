@@ -1,6 +1,7 @@
 // Every operation of the HTTP API, as each route file declares its own. A route file added to
 // the app is added here too: test/integration/openapi.test.ts fails on a route left out.
 import { accountInfoOperations } from '../account/account-info';
+import { activityOperations } from '../account/activity';
 import { contactExportOperations } from '../account/contact-export';
 import { contactImportOperations } from '../account/contact-import';
 import { contactOperations } from '../account/contacts';
@@ -13,14 +14,18 @@ import { loginOperations } from '../account/login';
 import { taskOperations } from '../account/tasks';
 import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
+import { webhookOperations } from '../account/webhooks';
 import { healthOperations } from '../health';
+import { metricsOperations } from '../metrics';
 import { optinOperations } from '../optin/router';
 import { sendOperations } from '../transactional/router';
+import { trackingOperations } from '../tracking/operations';
 import type { OperationSpec } from './operation';
 import { openapiOperations } from './router';
 
 export const operations: OperationSpec[] = [
   ...healthOperations,
+  ...metricsOperations,
   ...openapiOperations,
   ...sendOperations,
   ...loginOperations,
@@ -36,5 +41,8 @@ export const operations: OperationSpec[] = [
   ...contactExportOperations,
   ...contactImportOperations,
   ...taskOperations,
+  ...activityOperations,
+  ...webhookOperations,
   ...optinOperations,
+  ...trackingOperations,
 ];

@@ -2,6 +2,7 @@
 // name across the routes), and a listing's query from its ListSpec (api/account/list-options.ts).
 import { ACCOUNT_NAME } from '../../core/accounts';
 import { FILE_NAME } from '../../core/files';
+import { SHARE_NETWORKS } from '../../core/tracking/share-networks';
 import { MAX_LIMIT, type ListSpec } from '../account/list-options';
 
 const id = (what: string) => ({ schema: { type: 'integer', minimum: 1 }, description: `The ${what}'s id.` });
@@ -17,6 +18,8 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   fileName: { schema: { type: 'string', pattern: FILE_NAME.source }, description: 'The file\'s name, as its task\'s `parameters.fileName` gives it.' },
   templatePath: { schema: { type: 'string', pattern: '^\\d+(/\\d+)?$' }, description: 'A template\'s or folder\'s id without its leading slash (`12`, or `3/12` inside the folder `/3`): it may span two path segments.' },
   batchId: { schema: { type: 'string', maxLength: 200 }, description: 'A send\'s `Herald-Batch-Id`: `<account>_transactional_<batch_code or request id>`.' },
+  token: { schema: { type: 'string' }, description: 'The signed token of a tracking link, as the message carries it.' },
+  network: { schema: { type: 'string', enum: [...SHARE_NETWORKS] }, description: 'The social network to share on.' },
 };
 
 /** The path's `{name}` parameters, in order. */

@@ -7,6 +7,7 @@
 // their events go in one round trip each, side by side: an event whose row a crash kept out is
 // harmless, since a resend's event has the same track_id and is skipped.
 import { recordEvents } from '../events';
+import { metrics } from '../metrics';
 import { insertSkippingDuplicates, type MessageDoc, type Store } from '../store';
 
 interface Waiter { resolve: () => void; reject: (error: unknown) => void }
@@ -35,10 +36,11 @@ export class LedgerWriter {
       this.rows = [];
       this.waiters = [];
       try {
-        await Promise.all([
+        const [inserted] = await Promise.all([
           insertSkippingDuplicates(this.store.messages, rows), // the first outcome of a mail_id stays
           recordEvents(this.store, rows.map((row) => row.event)),
         ]);
+        countOutcomes(rows, inserted);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         for (const waiter of waiters) waiter.reject(error);
@@ -46,4 +48,19 @@ export class LedgerWriter {
     }
     this.writing = undefined;
   }
+}
+
+/** A ledger row's outcome for herald_messages_total: a failed row with a bounce event is a bounce. */
+function outcomeOf(row: MessageDoc): 'sent' | 'bounced' | 'dropped' | 'failed' {
+  if (row.status === 'failed') return row.event.track_type === 'track.mail.bounced' ? 'bounced' : 'failed';
+  return row.status;
+}
+
+/**
+ * Counts the rows this write stored, each under its outcome. A write that met rows already
+ * stored (an attempt racing its retry) counts the new ones under the first row's outcome.
+ */
+function countOutcomes(rows: MessageDoc[], inserted: number): void {
+  if (inserted === rows.length) for (const row of rows) metrics.messages.inc({ outcome: outcomeOf(row) });
+  else if (inserted > 0) metrics.messages.inc({ outcome: outcomeOf(rows[0]) }, inserted);
 }

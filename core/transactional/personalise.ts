@@ -4,9 +4,11 @@
 // recipient's objects win). HTML content escapes the values it receives (`?no_esc` opts out); the
 // subject and header values take them on one line. Compiled once per distinct source (cached).
 // With links (the spec's rules 4 to 6): `${urls.online_version}` and `${urls.unsubscribe}` are
-// the message's signed links in every field, and the HTML gets the tracking rewrite
+// the message's signed links in every field (so are `${urls.share_facebook}`, `…share_twitter`
+// and `…share_linkedin`, its share links), and the HTML gets the tracking rewrite
 // (./tracking-rewrite.ts).
 import { compiledTemplate, mergeModels, TemplateError, type Model, type TemplateOptions } from './dialect';
+import { SHARE_NETWORKS } from '../tracking/share-networks';
 import type { Recipient, SendRequestBody } from './request';
 import { MessageTokens, trackedHtmlRenderer, type LinkContext } from './tracking-rewrite';
 import type { MessageIdentity } from './tracking-token';
@@ -65,7 +67,7 @@ export function contentRenderer(body: SendRequestBody, links: LinkContext): (rec
   return (recipient, message) => {
     const model = mergeModels(body.substitutions, recipient.substitutions);
     const tokens = new MessageTokens(links, message);
-    if (usesUrls) model.urls = { ...ownObject(model.urls), online_version: tokens.url('v'), unsubscribe: tokens.url('u') };
+    if (usesUrls) model.urls = { ...ownObject(model.urls), online_version: tokens.url('v'), unsubscribe: tokens.url('u'), ...shareUrls(tokens) };
     return {
       subject: subject.render(model),
       ...(trackedHtml ? { html: trackedHtml(model, tokens) } : {}),
@@ -75,7 +77,12 @@ export function contentRenderer(body: SendRequestBody, links: LinkContext): (rec
   };
 }
 
-/** A client's own `urls` object keeps its other keys beside Herald's two. */
+/** `share_facebook`, `share_twitter`, `share_linkedin`: the message's share links (core/tracking/share-networks.ts). */
+function shareUrls(tokens: MessageTokens): Model {
+  return Object.fromEntries(SHARE_NETWORKS.map((network) => [`share_${network}`, tokens.shareUrl(network)]));
+}
+
+/** A client's own `urls` object keeps its other keys beside Herald's. */
 function ownObject(value: unknown): Model {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Model) : {};
 }

@@ -5,7 +5,7 @@ import { buildSkeleton } from '../sending/mime-splice';
 import type { SendRequestDoc } from '../store';
 import { contentTypeOf } from './attachments';
 import { readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
-import { contentRenderer, type LinkContext } from './personalise';
+import { contentRenderer, type LinkContext, type MessageIdentity } from './personalise';
 import type { SmtpAttachment } from './smtp-message';
 import { MessageTokens, trackedHtmlRenderer } from './tracking-rewrite';
 
@@ -105,7 +105,8 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
           custom_args: recipient.custom_args ?? {},
         }),
         raw() {
-          const copy = render(recipient, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
+          const identity = { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email };
+          const copy = render(recipient, identity);
           // Bcc is never written into the message: its addresses are only in the envelope.
           return skeleton.build({
             to: formatAddress(recipient.to),
@@ -114,7 +115,7 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
             messageId: messageIdOf(mailId, mtaHost),
             html: copy.html,
             text: copy.text,
-            headers: copy.headers,
+            headers: request.purpose === 'optin-confirmation' ? copy.headers : { ...copy.headers, ...listUnsubscribe(context.links, identity) },
           });
         },
       };
@@ -131,6 +132,8 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
   const { mtaHost, links } = context;
   const { message } = submission;
   const mailIds = mailIdsOf(request, submission.rcptTo.length);
+  // Herald's own List-Unsubscribe replaces the client's: its one-click must reach Herald's suppression list.
+  const headerLines = message.headerLines.filter((line) => !LIST_UNSUBSCRIBE.has(line.slice(0, line.indexOf(':')).trim().toLowerCase()));
   const html = message.html !== undefined ? trackedHtmlRenderer(message.html, undefined, links, true) : undefined;
   const skeleton = await buildSkeleton({
     from: formatAddress(message.from),
@@ -152,12 +155,27 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
         raw() {
           const tokens = new MessageTokens(links, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
           return skeleton.build({
-            messageId: messageIdOf(mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines: message.headerLines,
+            messageId: messageIdOf(mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines,
+            headers: listUnsubscribeOf(tokens),
           });
         },
       };
     },
   };
+}
+
+const LIST_UNSUBSCRIBE = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
+
+/**
+ * The unsubscribe headers of every message but Herald's own opt-in confirmation: the message's
+ * unsubscribe link (RFC 2369) and RFC 8058 one-click, a POST of `List-Unsubscribe=One-Click` to it.
+ */
+function listUnsubscribeOf(tokens: MessageTokens): Record<string, string> {
+  return { 'List-Unsubscribe': `<${tokens.url('u')}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+}
+
+function listUnsubscribe(links: LinkContext, identity: MessageIdentity): Record<string, string> {
+  return listUnsubscribeOf(new MessageTokens(links, identity));
 }
 
 /**

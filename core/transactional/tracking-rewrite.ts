@@ -6,6 +6,7 @@
 // An href is left exactly as the template renders it when its URL is not absolute http(s)
 // (mailto:, tel:, #anchor, relative, javascript:, data:…: Herald's redirect never serves them) or
 // is Herald's own (`${urls.unsubscribe}`, `${urls.online_version}`, any {publicUrl}/t/… link).
+import type { ShareNetwork } from '../tracking/share-networks';
 import { cachedCompile, compileTemplate, type CompiledTemplate, type Model, type RenderHooks } from './dialect';
 import { escapeHtml } from './dialect-values';
 import type { TrackingOptions } from './request';
@@ -47,6 +48,11 @@ export class MessageTokens {
   /** `{publicUrl}/t/{kind}/{token}` (o, v, u). */
   url(kind: 'o' | 'v' | 'u'): string {
     return `${this.links.publicUrl}/t/${kind}/${this.token(kind)}`;
+  }
+
+  /** `{publicUrl}/t/s/{network}/{token}`: a share of this message's online version on `network`. */
+  shareUrl(network: ShareNetwork): string {
+    return `${this.links.publicUrl}/t/s/${network}/${this.token('s')}`;
   }
 }
 

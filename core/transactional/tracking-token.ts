@@ -1,7 +1,9 @@
 // The signed tokens of tracking links: `{publicUrl}/t/{kind}/{token}`, kind o (open pixel),
-// c (click), v (online version), u (unsubscribe). A token is trusted without a lookup:
+// c (click), v (online version), u (unsubscribe), s (share: `/t/s/{network}/{token}`, the network
+// from a fixed list, not signed: every network's share points at the same online version). A
+// token is trusted without a lookup:
 //
-//   o, v, u:  <message>.<sig(kind, message)>
+//   o, v, u, s:  <message>.<sig(kind, message)>
 //   c:        <message>.<sig(c, message)>.<link>.<sig(link, requestId)>
 //
 // <message> is base64url JSON of [account, requestId, index]: the message is the recipients[index]
@@ -14,7 +16,10 @@
 // A click redirects only to the target signed into its link, so /t/c/ is no open redirect.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type TrackingKind = 'o' | 'c' | 'v' | 'u';
+export type TrackingKind = 'o' | 'c' | 'v' | 'u' | 's';
+
+/** The kinds whose token names a message only (no link part). */
+export type MessageKind = Exclude<TrackingKind, 'c'>;
 
 /** One message as the renderer knows it. `index` is its recipients[] element. */
 export interface MessageIdentity { account: string; requestId: string; index: number; mailId: string; batchId: string; email: string }
@@ -34,7 +39,7 @@ export interface TrackedLink {
   interests: string[];
 }
 
-export type TrackingPayload = { kind: 'o' | 'v' | 'u'; message: MessageRef } | { kind: 'c'; message: MessageRef; link: TrackedLink };
+export type TrackingPayload = { kind: MessageKind; message: MessageRef } | { kind: 'c'; message: MessageRef; link: TrackedLink };
 
 const SIG_BYTES = 16;
 
@@ -67,10 +72,10 @@ export function linkSignature(secret: Buffer, requestId: string, link: string): 
 
 /** The payload of a token of `kind` signed with `secret`; null when it is malformed, forged or altered. */
 export function verifyTrackingToken(secret: Buffer, kind: 'c', token: string): Extract<TrackingPayload, { kind: 'c' }> | null;
-export function verifyTrackingToken(secret: Buffer, kind: 'o' | 'v' | 'u', token: string): Extract<TrackingPayload, { kind: 'o' | 'v' | 'u' }> | null;
+export function verifyTrackingToken(secret: Buffer, kind: MessageKind, token: string): Extract<TrackingPayload, { kind: MessageKind }> | null;
 export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | null;
 export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | null {
-  if (typeof token !== 'string' || !['o', 'c', 'v', 'u'].includes(kind)) return null;
+  if (typeof token !== 'string' || !['o', 'c', 'v', 'u', 's'].includes(kind)) return null;
   const parts = token.split('.');
   if (parts.length !== (kind === 'c' ? 4 : 2)) return null;
   const [messageText, messageSig, linkText, linkSig] = parts;

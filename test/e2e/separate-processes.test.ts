@@ -5,6 +5,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { newId } from '../../core/ids';
 import { freePort, waitForPort } from '../../infra/ports';
+import { parsePrometheus, valueOf } from '../support/prometheus';
 import { startSmtpSink } from '../support/smtp-sink';
 
 const root = path.resolve(__dirname, '../..');
@@ -14,6 +15,7 @@ let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 let env: NodeJS.ProcessEnv;
 let apiPort: number;
 let smtpPort: number;
+let workerMetricsPort: number;
 
 function startProcess(name: string, script: string) {
   outputs[name] = '';
@@ -36,11 +38,13 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   apiPort = await freePort();
   smtpPort = await freePort();
+  workerMetricsPort = await freePort();
   const database = `herald_procs_${newId().slice(0, 8)}`;
   env = {
     PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: process.env.MONGODB_URI, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
     SMTP_RELAY_URL: sink.url, HERALD_API_PORT: String(apiPort), HERALD_SMTP_PORT: String(smtpPort),
     HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test',
+    HERALD_WORKER_METRICS_PORT: String(workerMetricsPort),
   };
   startProcess('api', 'dist/api/main.js');
   startProcess('smtp', 'dist/smtp/main.js');
@@ -78,6 +82,19 @@ it('sends over HTTP and SMTP through separately running api, smtp and worker pro
   expect(outputs.api).toMatch(/"requestId":"[0-9a-f-]{36}".*"msg":"send accepted"/);
   expect(Object.values(outputs).join('')).not.toContain(transactionalKey);
 }, 90000);
+
+it('the worker serves its own metrics (the sends it made), the API its own (the requests it answered)', async () => {
+  await waitForPort('127.0.0.1', workerMetricsPort, 30000, 'worker metrics');
+  const [worker, api] = await Promise.all([workerMetricsPort, apiPort].map(async (port) => {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    return parsePrometheus(await response.text());
+  }));
+  expect(valueOf(worker, 'herald_messages_total', { outcome: 'sent' })).toBe(2); // the HTTP and the SMTP send
+  expect(valueOf(worker, 'herald_events_stored_total', { track_type: 'track.mail.sent' })).toBe(2);
+  expect(valueOf(api, 'herald_http_requests_total', { route: '/v1/mail/send', method: 'POST', status: '202' })).toBe(1);
+  expect(valueOf(api, 'herald_messages_total', { outcome: 'sent' })).toBe(0); // another process: its registry counts what it did
+}, 60000);
 
 it('each process stops cleanly on SIGTERM', async () => {
   expect(await Promise.all(['api', 'smtp', 'worker'].map(stopProcess))).toEqual([0, 0, 0]);

@@ -63,11 +63,24 @@ describe('the session', () => {
   });
 
   it('answers MAIL FROM before AUTH with 530', async () => {
-    const dialog = await openDialog(herald.smtpPort);
+    const { port } = await listener({}); // no bounce domain: no reports, AUTH before anything
+    const dialog = await openDialog(port);
     await dialog.reply();
     await dialog.command('EHLO client.test');
     expect((await dialog.command('MAIL FROM:<shop@example.com>')).code).toBe(530);
     dialog.end();
+  });
+
+  it('with a bounce domain, answers RCPT TO before AUTH with 530 (MAIL FROM is taken: reports come without AUTH) and records nothing', async () => {
+    const before = await requestsOf(account.account);
+    const dialog = await openDialog(herald.smtpPort);
+    await dialog.reply();
+    await dialog.command('EHLO client.test');
+    expect((await dialog.command('MAIL FROM:<shop@example.com>')).code).toBe(250);
+    expect((await dialog.command('RCPT TO:<someone@example.net>')).code).toBe(530);
+    expect((await dialog.command('DATA')).code).toBe(503); // no recipient was taken
+    dialog.end();
+    expect(await requestsOf(account.account)).toBe(before);
   });
 
   it('refuses a sender or recipient that is not a valid email address (501 for bad syntax, 553 for an address the spec refuses)', async () => {

@@ -8,6 +8,8 @@ import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { newId } from '../../core/ids';
 import { connectServices, type Services } from '../../core/services';
+import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
+import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
 import { createSmtpServer } from '../../smtp/server';
 import { createHeraldWorker, quietTemporalRuntime } from '../../worker';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
@@ -24,12 +26,17 @@ export interface TestHerald {
 /**
  * `options` shape the relay (test/support/smtp-sink.ts): the object itself is the sink's, so a
  * test may change its lists and flags while Herald runs. `relayAuth`: the worker logs in to it.
+ * `webhookTuning`: batching and polling of webhook delivery. Webhook URLs on 127.0.0.1 are allowed
+ * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise.
  */
-export async function startTestHerald(options: SinkOptions & { relayAuth?: boolean } = {}): Promise<TestHerald> {
+export async function startTestHerald(options: SinkOptions & { relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning> } = {}): Promise<TestHerald> {
   installQuietRuntime();
   const database = `herald_test_${newId().slice(0, 10)}`;
   // Own database and task queue: test files run in parallel against one Temporal and store.
-  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    ...process.env, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent',
+    HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
+  });
   const logger = createLogger('silent');
   const mongodbUri = process.env.MONGODB_URI!;
   const temporalAddress = process.env.TEMPORAL_ADDRESS!;
@@ -37,11 +44,12 @@ export async function startTestHerald(options: SinkOptions & { relayAuth?: boole
   const sink = await startSmtpSink(options);
   const { worker, close } = await createHeraldWorker({
     store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url, mtaHost: 'herald.test', publicUrl: config.publicUrl,
+    bounceDomain: config.bounceDomain, webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: options.webhookTuning,
   });
   const running = worker.run();
-  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
+  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate }).callback());
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-  const smtp = createSmtpServer({ ...services, logger });
+  const smtp = createSmtpServer({ ...services, logger }, { bounceDomain: config.bounceDomain });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   let accounts = 0;
   return {
@@ -56,6 +64,7 @@ export async function startTestHerald(options: SinkOptions & { relayAuth?: boole
       worker.shutdown();
       await running;
       await close();
+      await removeWebhookSweeper(services.temporal, config.taskQueue).catch(() => undefined); // this test's queue has no worker any more
       await services.store.db.dropDatabase().catch(() => undefined);
       await services.close();
       await sink.close();

@@ -1,0 +1,137 @@
+// The tracking links of sent mail, public (the token is the credential): `/t/o/` open pixel,
+// `/t/c/` click redirect, `/t/v/` online version, `/t/s/{network}/` share, `/t/u/` unsubscribe
+// page and RFC 8058 one-click. A token is verified without a lookup (its HMAC), then its message
+// is found in the send ledger (cached); a token that is malformed, forged, altered, of another
+// kind, or of a message never sent is the same 404, which names nothing. Each answer is given
+// only once the hit's events are stored (core/tracking/recorder.ts).
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { Config } from '../../core/config';
+import { errors } from '../../core/errors';
+import { toAppError } from '../../core/faults';
+import type { EventDoc, Store } from '../../core/store';
+import { onlineVersion } from '../../core/tracking/online-version';
+import { TrackingRecorder, type Hit } from '../../core/tracking/recorder';
+import { isShareNetwork, sharePage } from '../../core/tracking/share-networks';
+import { DEFAULT_REASON } from '../../core/tracking/unsubscribe';
+import { trackingSecret } from '../../core/tracking-secret';
+import { messagePart, messageToken, type MessageKind, type MessageRef } from '../../core/transactional/tracking-token';
+import { errorPage, sendPage, unsubscribedPage, unsubscribePage } from './pages';
+import { readUnsubscribeBody } from './unsubscribe-body';
+
+/** Where the links point (HERALD_PUBLIC_URL), and whether the client address comes from X-Forwarded-For (HERALD_TRUST_PROXY). */
+export interface TrackingSettings { publicUrl: string; trustProxy: boolean }
+
+export function trackingSettings(config: Pick<Config, 'publicUrl' | 'trustProxy'>): TrackingSettings {
+  return { publicUrl: config.publicUrl, trustProxy: config.trustProxy };
+}
+
+/** A transparent 1×1 GIF (43 bytes). */
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+/** Every tracking answer is per hit: no cache may answer the next one. */
+const NO_STORE = { 'Cache-Control': 'no-store, no-cache, must-revalidate, private, max-age=0', Pragma: 'no-cache', Expires: 'Thu, 01 Jan 1970 00:00:00 GMT' };
+/**
+ * The online version is the account's HTML served from Herald's origin: sandboxed (no script,
+ * an origin of its own, so it can reach nothing of Herald's), links may open and navigate.
+ */
+const ONLINE_HEADERS = {
+  ...NO_STORE,
+  'Content-Security-Policy': 'sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation; frame-ancestors \'none\'',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex',
+};
+/** The URL the token signed, checked once more before it goes into a header: absolute http(s), printable ASCII. */
+const REDIRECTABLE = /^https?:\/\/[\x21-\x7e]+$/i;
+
+const notFound = () => errors.notFound('This link is not valid');
+
+export function trackingRouter(deps: { store: Store; settings: TrackingSettings }): Router {
+  const { store, settings } = deps;
+  const recorder = new TrackingRecorder(store);
+  const links = async () => ({ publicUrl: settings.publicUrl, secret: await trackingSecret(store) });
+  const router = new Router({ prefix: '/t' });
+
+  /** The sent message a token of `kind` names, with its reference; 404 otherwise. */
+  async function messageOf(kind: MessageKind, token: unknown): Promise<{ ref: MessageRef; sent: EventDoc }> {
+    const resolved = typeof token === 'string' ? await recorder.resolveMessage(kind, token) : undefined;
+    if (!resolved) throw notFound();
+    return { ref: resolved.payload.message, sent: resolved.sent };
+  }
+
+  router.use(errorsAsPage);
+
+  router.get('/o/:token', async (ctx) => {
+    const { sent } = await messageOf('o', ctx.params.token);
+    await recorder.open(sent, hitOf(ctx));
+    ctx.set(NO_STORE);
+    ctx.type = 'image/gif';
+    ctx.body = PIXEL;
+  });
+
+  router.get('/c/:token', async (ctx) => {
+    const resolved = await recorder.resolveClick(String(ctx.params.token));
+    if (!resolved || !REDIRECTABLE.test(resolved.payload.link.target)) throw notFound();
+    await recorder.click(resolved.sent, resolved.payload.link, hitOf(ctx));
+    redirect(ctx, resolved.payload.link.target);
+  });
+
+  router.get('/v/:token', async (ctx) => {
+    const { ref, sent } = await messageOf('v', ctx.params.token);
+    const version = await onlineVersion(store, await links(), ref);
+    if (!version) throw notFound();
+    await recorder.viewOnline(sent);
+    ctx.set(ONLINE_HEADERS);
+    ctx.type = version.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+    ctx.body = version.body;
+  });
+
+  router.get('/s/:network/:token', async (ctx) => {
+    const network = String(ctx.params.network);
+    if (!isShareNetwork(network)) throw notFound();
+    const { ref, sent } = await messageOf('s', ctx.params.token);
+    await recorder.share(sent, network, hitOf(ctx));
+    const online = `${settings.publicUrl}/t/v/${messageToken(await trackingSecret(store), 'v', messagePart(ref))}`;
+    redirect(ctx, sharePage(network, online));
+  });
+
+  // The page changes nothing: mail scanners fetch links. Its button, or a mail client's one-click, POSTs.
+  router.get('/u/:token', async (ctx) => {
+    const { sent } = await messageOf('u', ctx.params.token);
+    recorder.countHit('unsubscribe');
+    sendPage(ctx, 200, unsubscribePage(sent.email));
+  });
+
+  router.post('/u/:token', async (ctx) => {
+    const { sent } = await messageOf('u', ctx.params.token);
+    const body = await readUnsubscribeBody(ctx);
+    await recorder.unsubscribe(sent, body.oneClick ? 'oneclick' : (body.reason ?? DEFAULT_REASON));
+    sendPage(ctx, 200, unsubscribedPage(sent.email));
+  });
+
+  return router;
+}
+
+function hitOf(ctx: Context): Hit {
+  return { userAgent: ctx.get('user-agent'), ip: ctx.ip };
+}
+
+/** A 302 to exactly `url` (set as it is: Koa's redirect would re-encode it). */
+function redirect(ctx: Context, url: string): void {
+  ctx.status = 302;
+  ctx.set(NO_STORE);
+  ctx.set('Location', url);
+  ctx.body = '';
+}
+
+/** Every error of a tracking link as a small page: people open these links in a browser. */
+async function errorsAsPage(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (caught) {
+    const error = toAppError(caught);
+    if (error.status >= 500) ctx.state.log?.error({ err: caught, status: error.status }, 'request failed');
+    for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
+    sendPage(ctx, error.status, errorPage(error, ctx.state.requestId));
+  }
+}

@@ -1,0 +1,104 @@
+// A report taken by the SMTP listener, turned into what it means for the message it is about:
+// - a bounce: a `track.mail.bounced` event (bounce_type, message); a hard one also puts the
+//   address on the account's suppression list (reason bounced) and marks its contact BOUNCED. A
+//   soft bounce only records the event: the address stays mailable (a full mailbox, a greylisting
+//   or a server down says nothing lasting about it);
+// - a complaint: a `track.mail.unsubscribed` event with reason spam_fbl, the address suppressed
+//   (reason complained) and its contact marked COMPLAINED.
+// Each report's event has a track_id derived from the report (its Message-ID), so a report
+// delivered twice records one event; the suppression and the contact's state are idempotent too.
+// Everything is stored before this resolves: the listener answers 250 only then.
+import { errors } from '../errors';
+import { eventOfSentMail, recordEvents } from '../events';
+import { metrics } from '../metrics';
+import type { ContactState, EventDoc, MessageDoc, Store } from '../store';
+import { suppress } from '../suppressions';
+import { trackingSecret } from '../tracking-secret';
+import { normaliseEmail } from '../users';
+import { outcomeOf, type ReportOutcome } from './outcome';
+import { parseReport, type Report } from './report';
+import { mailIdOfMessageId, readBounceAddress, type BounceAddress } from './return-path';
+
+export interface ReportDeps { store: Store; bounceDomain: string }
+
+export type ReportResult =
+  | { recorded: 'bounce'; account: string; mailId: string; email: string; bounceType: 'hard' | 'soft' }
+  | { recorded: 'complaint'; account: string; mailId: string; email: string }
+  | { recorded: 'nothing'; why: string; account?: string; mailId?: string };
+
+/** `to`: the address the report was sent to, a message's return path or one of the report mailboxes. */
+export async function takeReport(deps: ReportDeps, raw: Buffer, to: Exclude<BounceAddress, { kind: 'forged' }>): Promise<ReportResult> {
+  const { store } = deps;
+  let report: Report;
+  try {
+    report = await parseReport(raw);
+  } catch {
+    return { recorded: 'nothing', why: 'the report could not be parsed' };
+  }
+  const mailId = to.kind === 'message' ? to.mailId : reportedMailId(report, await trackingSecret(store), deps.bounceDomain);
+  if (!mailId) return { recorded: 'nothing', why: 'the report names no message Herald sent' };
+  const sent = await sentMessage(store, mailId);
+  if (!sent) {
+    // A signed return path is one Herald gave a message: its ledger row may be a moment behind a
+    // fast bounce (written just after the relay's answer). The reporting MTA tries again later.
+    if (to.kind === 'message') throw errors.unavailable('The message of this return path is not recorded yet, try again later');
+    return { recorded: 'nothing', why: 'the reported message is not in the send ledger', mailId };
+  }
+  const { account } = sent;
+  if (sent.status !== 'sent') return { recorded: 'nothing', why: `the message was not sent (${sent.status})`, account, mailId };
+  const outcome = outcomeOf(report, sent.event.email);
+  if (outcome.kind === 'none') return { recorded: 'nothing', why: outcome.why, account, mailId };
+  await recordOutcome(store, sent.event, outcome, report.id);
+  const email = sent.event.email;
+  return outcome.kind === 'bounce'
+    ? { recorded: 'bounce', account, mailId, email, bounceType: outcome.bounceType }
+    : { recorded: 'complaint', account, mailId, email };
+}
+
+/**
+ * The message a report sent to a fixed mailbox is about: a Herald return path in it (the feedback
+ * report's Original-Mail-From, the returned message's Return-Path), checked like one the report
+ * was sent to; else the returned message's Message-ID, which names its mail_id.
+ */
+export function reportedMailId(report: Report, secret: Buffer, bounceDomain: string): string | undefined {
+  if (report.kind === 'other') return undefined;
+  const paths = [report.kind === 'arf' ? report.originalMailFrom : undefined, report.reported.returnPath];
+  for (const path of paths) {
+    const address = path ? readBounceAddress(path, secret, bounceDomain) : undefined;
+    if (address?.kind === 'message') return address.mailId;
+  }
+  return mailIdOfMessageId(report.reported.messageId);
+}
+
+/** The ledger row of a mail_id: the mail_id is unique across accounts, and the row says whose it is. */
+async function sentMessage(store: Store, mailId: string): Promise<Pick<MessageDoc, 'account' | 'status' | 'event'> | undefined> {
+  const row = await store.messages.findOne({ _id: mailId }, { projection: { account: 1, status: 1, event: 1 } });
+  return row ?? undefined;
+}
+
+async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<ReportOutcome, { kind: 'none' }>, reportId: string): Promise<void> {
+  const at = new Date();
+  const { account, email } = sent;
+  const uniqueness = `report:${reportId}`;
+  const event = outcome.kind === 'bounce'
+    ? eventOfSentMail(sent, 'track.mail.bounced', at, uniqueness, { bounce_type: outcome.bounceType, message: outcome.message })
+    : eventOfSentMail(sent, 'track.mail.unsubscribed', at, uniqueness, { reason: 'spam_fbl' });
+  const lasting = outcome.kind === 'complaint' || outcome.bounceType === 'hard';
+  await Promise.all([
+    recordEvents(store, [event]).then((inserted) => {
+      if (inserted > 0 && outcome.kind === 'bounce') metrics.messages.inc({ outcome: 'bounced' });
+    }),
+    lasting ? suppress(store, account, email, outcome.kind === 'bounce' ? 'bounced' : 'complained') : undefined,
+    lasting ? markContact(store, account, email, outcome.kind === 'bounce' ? 'BOUNCED' : 'COMPLAINED', at) : undefined,
+  ]);
+}
+
+/**
+ * The account's contact of that address, if there is one, takes the state. A complaint outranks
+ * everything (the person said so); a hard bounce does not turn a COMPLAINED contact BOUNCED.
+ */
+async function markContact(store: Store, account: string, email: string, state: ContactState, at: Date): Promise<void> {
+  const contact = await store.contacts.findOne({ account, email: normaliseEmail(email) }, { projection: { _id: 1, state: 1 } });
+  if (!contact || contact.state === state || (state === 'BOUNCED' && contact.state === 'COMPLAINED')) return;
+  await store.contacts.updateOne({ _id: contact._id, account }, { $set: { state, lastModified: at, inactivated: at } });
+}

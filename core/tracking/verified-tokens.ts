@@ -1,0 +1,47 @@
+// Tracking tokens already verified, kept by their text: a message's pixel is fetched at every
+// open and its links at every click, and verifying costs an HMAC or two, a JSON parse and the
+// mail_id's hash. Only valid tokens are kept (a forged one is verified, and refused, each time),
+// at most MAX_KEPT of them (the oldest dropped first). A token's payload never changes: it is what
+// its signature covers.
+import { derivedId } from '../ids';
+import type { Store } from '../store';
+import { trackingSecret } from '../tracking-secret';
+import { verifyTrackingToken, type MessageKind, type MessageRef, type TrackingPayload } from '../transactional/tracking-token';
+
+const MAX_KEPT = 50_000;
+
+/** The mail_id of the message a token names (as core/transactional/plan.ts derives it). */
+export function mailIdOf(ref: MessageRef): string {
+  return derivedId('mail', ref.requestId, String(ref.index));
+}
+
+export interface VerifiedToken<P extends TrackingPayload = TrackingPayload> {
+  payload: P;
+  /** The mail_id of the message it names (as core/transactional/plan.ts derives it). */
+  mailId: string;
+}
+
+type ClickPayload = Extract<TrackingPayload, { kind: 'c' }>;
+type MessagePayload = Extract<TrackingPayload, { kind: MessageKind }>;
+
+export class VerifiedTokens {
+  private readonly kept = new Map<string, VerifiedToken>();
+  private secret: Buffer | undefined;
+
+  constructor(private readonly store: Store) {}
+
+  verify(kind: 'c', token: string): Promise<VerifiedToken<ClickPayload> | undefined>;
+  verify(kind: MessageKind, token: string): Promise<VerifiedToken<MessagePayload> | undefined>;
+  async verify(kind: 'c' | MessageKind, token: string): Promise<VerifiedToken | undefined> {
+    const key = `${kind}/${token}`;
+    const known = this.kept.get(key);
+    if (known) return known;
+    this.secret ??= await trackingSecret(this.store);
+    const payload = verifyTrackingToken(this.secret, kind, token);
+    if (!payload) return undefined;
+    const verified = { payload, mailId: mailIdOf(payload.message) };
+    if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(key, verified);
+    return verified;
+  }
+}

@@ -1,0 +1,155 @@
+// Webhook delivery end to end on the dev server, to a real HTTP receiver on 127.0.0.1: events of
+// a real send (track.mail.sent, and track.mail.bounced for a recipient the relay refuses) arrive
+// as signed JSON arrays; an endpoint's event types are honoured; a backlog goes in few requests of
+// many events of mixed types; a rotated secret signs what follows; a refused POST is logged,
+// does not hold newer events back, and its events come again once, a minute later.
+import type { NewAccount } from '../../core/accounts';
+import { metrics } from '../../core/metrics';
+import { verifySignature } from '../../core/webhooks/signature';
+import { startTestHerald, type TestHerald } from '../support/herald';
+import { callHerald, type CallOptions } from '../support/http';
+import { storeSyntheticEvents } from '../support/webhook-events';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver';
+
+let herald: TestHerald;
+let acme: NewAccount;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  [herald, receiver] = await Promise.all([startTestHerald({ rejectRecipients: ['gone@example.org'] }), startWebhookReceiver()]);
+  acme = await herald.newAccount();
+});
+afterAll(async () => {
+  await herald?.stop();
+  await receiver?.close();
+});
+
+const api = (method: string, path: string, options: CallOptions = {}) =>
+  callHerald(herald.baseUrl, method, `/v2/${acme.account}${path}`, { ...options, headers: { authorization: `Bearer ${acme.apiKey}` } });
+
+async function createEndpoint(query: string, events?: string[]): Promise<{ id: number; url: string; secret: string }> {
+  const created = await api('POST', '/webhooks', { json: { url: `${receiver.url}?${query}`, ...(events ? { events } : {}) } });
+  expect(created.status).toBe(201);
+  return created.body.data;
+}
+
+const requestsTo = (query: string) => receiver.requests.filter((r) => r.path.endsWith(`?${query}`));
+const eventsTo = (query: string) => requestsTo(query).flatMap((r) => r.events);
+const counter = async (metric: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> }, labels: Record<string, string> = {}) =>
+  (await metric.get()).values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+
+function expectSigned(requests: ReceivedRequest[], secret: string) {
+  for (const request of requests) {
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['user-agent']).toMatch(/^Herald-Webhooks\//);
+    expect(request.headers['herald-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifySignature(secret, request.rawBody, request.headers['herald-signature'] as string)).toBe(true);
+    expect(Array.isArray(JSON.parse(request.rawBody))).toBe(true);
+  }
+}
+
+describe('webhook delivery', () => {
+  it('POSTs the events of a real send as signed JSON arrays, each endpoint only its event types', async () => {
+    const all = await createEndpoint('all');
+    const bounces = await createEndpoint('bounces', ['track.mail.bounced']);
+    const deliveredBefore = await counter(metrics.webhookEventsDelivered);
+    const sent = await fetch(`${herald.baseUrl}/v1/mail/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${acme.transactionalKey}` },
+      body: JSON.stringify({
+        from: { email: 'shop@example.com' }, subject: 'Your order', content: { html: '<p>Thanks</p>' },
+        recipients: [{ to: { email: 'ada@example.net' }, tags: ['order'] }, { to: { email: 'gone@example.org' } }],
+      }),
+    });
+    expect(sent.status).toBe(202);
+    const batchId = sent.headers.get('herald-batch-id');
+    const ofBatch = (query: string) => eventsTo(query).filter((e) => e.batch_id === batchId);
+    await receiver.waitFor('the sent and bounced events', () => ofBatch('all').length >= 2 && ofBatch('bounces').length >= 1, 90_000);
+
+    const stored = await herald.services.store.events.find({ account: acme.account, batch_id: batchId! }).toArray();
+    expect(stored.map((e) => e.track_type).sort()).toEqual(['track.mail.bounced', 'track.mail.sent']);
+    // Exactly the stored events, every field but the store's own _id.
+    const expected = stored.map(({ _id, ...event }) => event);
+    expect(ofBatch('all').sort((a, b) => a.track_type.localeCompare(b.track_type))).toEqual(expected.sort((a, b) => a.track_type.localeCompare(b.track_type)));
+    expect(ofBatch('all').find((e) => e.track_type === 'track.mail.sent')).toMatchObject({ email: 'ada@example.net', tags: ['order'] });
+    expect(ofBatch('bounces')).toEqual([expected.find((e) => e.track_type === 'track.mail.bounced')]);
+    expect(eventsTo('bounces').every((e) => e.track_type === 'track.mail.bounced')).toBe(true);
+    expectSigned(requestsTo('all'), all.secret);
+    expectSigned(requestsTo('bounces'), bounces.secret);
+    expect(verifySignature(bounces.secret, requestsTo('all')[0].rawBody, requestsTo('all')[0].headers['herald-signature'] as string)).toBe(false);
+    expect(await counter(metrics.webhookEventsDelivered)).toBeGreaterThanOrEqual(deliveredBefore + 3);
+    await api('DELETE', `/webhooks/${bounces.id}`);
+    await api('DELETE', `/webhooks/${all.id}`);
+  }, 120_000);
+
+  it('sends a backlog in few requests of many events of mixed types, each event once', async () => {
+    const endpoint = await createEndpoint('backlog');
+    const trackIds = await storeSyntheticEvents(herald.services.store, acme.account, 1200, ['track.mail.opened', 'track.mail.clicked']);
+    const received = () => eventsTo('backlog').filter((e) => trackIds.includes(e.track_id));
+    await receiver.waitFor('the backlog', () => received().length >= 1200, 90_000);
+    const requests = requestsTo('backlog');
+    expect(requests.length).toBeLessThanOrEqual(12); // 500 events per request at most: 3 when read in one page
+    expect(Math.max(...requests.map((r) => r.events.length))).toBeGreaterThanOrEqual(100);
+    expect(requests.some((r) => new Set(r.events.map((e: { track_type: string }) => e.track_type)).size === 2)).toBe(true);
+    expect(new Set(received().map((e) => e.track_id)).size).toBe(1200);
+    expect(received()).toHaveLength(1200); // none twice
+    expectSigned(requests, endpoint.secret);
+    await api('DELETE', `/webhooks/${endpoint.id}`);
+  }, 120_000);
+
+  it('signs with the new secret once rotated', async () => {
+    const endpoint = await createEndpoint('rotate');
+    const first = await storeSyntheticEvents(herald.services.store, acme.account, 3);
+    await receiver.waitFor('events before the rotation', () => eventsTo('rotate').filter((e) => first.includes(e.track_id)).length === 3, 60_000);
+    const rotated = await api('POST', `/webhooks/${endpoint.id}/rotate-secret`);
+    const { secret } = rotated.body.data;
+    const seen = requestsTo('rotate').length;
+    const after = await storeSyntheticEvents(herald.services.store, acme.account, 3);
+    await receiver.waitFor('events after the rotation', () => eventsTo('rotate').filter((e) => after.includes(e.track_id)).length === 3, 60_000);
+    const later = requestsTo('rotate').slice(seen);
+    expectSigned(later, secret);
+    for (const request of later) expect(verifySignature(endpoint.secret, request.rawBody, request.headers['herald-signature'] as string)).toBe(false);
+    await api('DELETE', `/webhooks/${endpoint.id}`);
+  }, 120_000);
+
+  it('logs a refused POST, goes on with newer events, and retries the refused ones once a minute later', async () => {
+    const endpoint = await createEndpoint('refused');
+    const rejectedBefore = await counter(metrics.webhookRequests, { outcome: 'rejected' });
+    receiver.answer = (request) => (request.path.endsWith('?refused') && request.headers['herald-attempt'] === '1' && requestsTo('refused').length === 1 ? 503 : 200);
+    const refused = await storeSyntheticEvents(herald.services.store, acme.account, 4, ['track.mail.opened']);
+    await receiver.waitFor('the refused POST', () => requestsTo('refused').length >= 1, 60_000);
+    const failedAt = requestsTo('refused')[0].at;
+    expect(requestsTo('refused')[0].events.map((e) => e.track_id)).toEqual(refused);
+
+    // Newer events go out while the refused ones wait for their minute.
+    const newer = await storeSyntheticEvents(herald.services.store, acme.account, 2, ['track.mail.clicked']);
+    await receiver.waitFor('newer events', () => eventsTo('refused').some((e) => newer.includes(e.track_id)), 40_000);
+    expect(receiver.requests.find((r) => r.events.some((e) => newer.includes(e.track_id)))!.at - failedAt).toBeLessThan(40_000);
+    expect(await counter(metrics.webhookRequests, { outcome: 'rejected' })).toBeGreaterThan(rejectedBefore);
+
+    const log = await api('GET', `/webhooks/${endpoint.id}/deliveries`);
+    expect(log.status).toBe(200);
+    expect(log.body.paging).toMatchObject({ total: 1, results: 1 });
+    expect(log.body.data[0]).toMatchObject({
+      outcome: 'failed', attempt: 1, status: 503, error: expect.stringContaining('HTTP 503'), events: 4, track_ids: refused, retry_at: expect.any(String),
+    });
+    expect(Date.parse(log.body.data[0].retry_at) - Date.parse(log.body.data[0].time)).toBeGreaterThanOrEqual(59_000);
+
+    await receiver.waitFor('the retry', () => requestsTo('refused').some((r) => r.headers['herald-attempt'] === '2'), 120_000);
+    const retries = requestsTo('refused').filter((r) => r.headers['herald-attempt'] === '2');
+    expect(retries).toHaveLength(1);
+    expect(retries[0].events.map((e) => e.track_id)).toEqual(refused);
+    expect(retries[0].at - failedAt).toBeGreaterThanOrEqual(59_000);
+    expectSigned(requestsTo('refused'), endpoint.secret);
+    let after = await api('GET', `/webhooks/${endpoint.id}/deliveries?filter[outcome]=delivered`);
+    for (let i = 0; i < 50 && after.body.data.length === 0; i += 1) { // logged just after the answer
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await api('GET', `/webhooks/${endpoint.id}/deliveries?filter[outcome]=delivered`);
+    }
+    expect(after.body.data).toEqual([expect.objectContaining({ outcome: 'delivered', attempt: 2, status: 200, events: 4, track_ids: refused })]);
+    const byTrackId = await api('GET', `/webhooks/${endpoint.id}/deliveries?q=${refused[2]}`);
+    expect(byTrackId.body.paging.total).toBe(2);
+    expect(await herald.services.store.webhookRetries.countDocuments({ account: acme.account, endpointId: endpoint.id })).toBe(0);
+    receiver.answer = () => 200;
+  }, 200_000);
+});
