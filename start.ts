@@ -2,8 +2,7 @@
 // mail sink for whatever the environment does not configure, then the API, the SMTP
 // listener and the worker in this process. Ctrl-C stops everything cleanly.
 import fs from 'node:fs';
-import http from 'node:http';
-import { createApp } from './api/app';
+import { createApiServer } from './api/app';
 import { createAccount } from './core/accounts';
 import { describeConfig, loadConfig, type Config } from './core/config';
 import { createLogger, type Logger } from './core/logger';
@@ -122,7 +121,7 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
     webhookAllowPrivate: config.webhookAllowPrivate,
   });
   const workerRun = worker.run();
-  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate }).callback());
+  const api = createApiServer({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate });
   await listen(api, config.apiPort, config.bindHost, 'API');
   const smtp = createSmtpServer({ ...services, logger }, smtpOptionsFrom(config));
   await listen(smtp.server, config.smtpPort, config.bindHost, 'SMTP');

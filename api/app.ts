@@ -1,3 +1,4 @@
+import http from 'node:http';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import { loadConfig } from '../core/config';
@@ -13,6 +14,7 @@ import { requestContext } from './middleware/request-context';
 import { operations } from './openapi/operations';
 import { openapiRouter } from './openapi/router';
 import { optinRouter } from './optin/router';
+import { withTrackingFastPath } from './tracking/fast-path';
 import { trackingRouter, trackingSettings, type TrackingSettings } from './tracking/router';
 import { transactionalRouter } from './transactional/router';
 
@@ -26,6 +28,12 @@ export interface ApiDeps {
   webhookAllowPrivate?: boolean;
   /** Where tracking links point and whether X-Forwarded-For is trusted; by default HERALD_PUBLIC_URL and HERALD_TRUST_PROXY. */
   tracking?: TrackingSettings;
+}
+
+/** The API's HTTP server: the Koa app, with tracking's open and click hits answered ahead of it (api/tracking/fast-path.ts). */
+export function createApiServer(deps: ApiDeps): http.Server {
+  const tracking = deps.tracking ?? trackingSettings(loadConfig());
+  return http.createServer(withTrackingFastPath({ store: deps.store, settings: tracking }, createApp({ ...deps, tracking }).callback()));
 }
 
 /** The HTTP application: every interface's router behind the shared middleware. */

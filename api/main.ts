@@ -1,16 +1,15 @@
 // The API as its own process (production): `node dist/api/main.js`.
-import http from 'node:http';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
 import { connectServices, listen, onShutdownSignal } from '../core/services';
 import { resolveServiceAddresses } from '../infra/stack-record';
-import { createApp } from './app';
+import { createApiServer } from './app';
 
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'herald-api');
   const services = await connectServices(config, resolveServiceAddresses(config));
-  const server = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate }).callback());
+  const server = createApiServer({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate });
   await listen(server, config.apiPort, config.bindHost, 'API');
   logger.info({ url: `http://${config.bindHost}:${config.apiPort}` }, 'API listening');
   onShutdownSignal(async () => {

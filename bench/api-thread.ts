@@ -3,11 +3,10 @@
 // own thread, the load generator would share the listener's event loop and its figure would
 // include the client's work. Its store client is its own too, as a separate process's would be.
 import { once } from 'node:events';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Client, Connection } from '@temporalio/client';
-import { createApp } from '../api/app';
+import { createApiServer } from '../api/app';
 import { createSmtpServer } from '../smtp/server';
 import { createLogger } from '../core/logger';
 import { connectStore } from '../core/store';
@@ -54,7 +53,7 @@ async function serve({ listener, uri, database, temporal: sends }: Start): Promi
   };
   // The bench's clients all come from 127.0.0.1: the per-address limit would stop them.
   const smtp = listener === 'smtp' ? createSmtpServer(deps, { maxClientsPerAddress: 1000, closeTimeoutMs: 1000 }) : undefined;
-  const api = smtp ? undefined : http.createServer(createApp({ ...deps, namespace: sends?.namespace ?? 'default' }).callback());
+  const api = smtp ? undefined : createApiServer({ ...deps, namespace: sends?.namespace ?? 'default' });
   const server = smtp ? smtp.server : api!;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   parentPort!.once('message', async () => {

@@ -21,11 +21,17 @@ import { startApiThread } from './api-thread';
 import { percentile, perSecond, round } from './stats';
 import { log, Teardown } from './support';
 import { runHitLoad } from './tracking-load-thread';
+import { haveWrk, runWrk } from './wrk-load';
 
 const DATABASE = 'herald_bench_tracking';
 const MESSAGES = 5000;
-/** API instances, each a thread of its own (as separate API processes would be), the clients spread evenly over them. */
-const API_THREADS = Number(process.env.HERALD_BENCH_API_THREADS ?? 1);
+/** wrk (C) loads the API when installed (apt-get install wrk): a Node load generator takes a core of its own. */
+const WRK = haveWrk() && process.env.HERALD_BENCH_LOADGEN !== 'node';
+/**
+ * API instances, each a thread of its own (as separate API processes would be), the clients
+ * spread evenly over them; wrk leaves a core's worth for a second one.
+ */
+const API_THREADS = Number(process.env.HERALD_BENCH_API_THREADS ?? (WRK ? 2 : 1));
 /** Clients hitting at once, each over its own keep-alive connection. */
 const CONCURRENCY = 256;
 const WARMUP_MS = 5000;
@@ -51,6 +57,9 @@ export function clientAddresses(count: number): string[] {
     ? `2a01:${(i * 7919) % 0xffff}::${i % 0xffff}`
     : `${20 + (i * 37) % 200}.${(i * 13) % 256}.${(i * 101) % 256}.${1 + (i % 250)}`));
 }
+
+/** What a load run gives, whichever generator made it. */
+interface LoadSummary { answered: number; durationMs: number; p50Ms: number; p99Ms: number; errors: number; firstError?: string; statuses?: Record<string, number> }
 
 interface Fixture { account: string; paths: string[]; sampleEvent: EventDoc }
 
@@ -177,8 +186,26 @@ export async function runTrackingHits(): Promise<Record<string, unknown>> {
     else process.env.HERALD_TRUST_PROXY = trustBefore;
 
     const load = { apiBases, paths: fix.paths, userAgents: USER_AGENTS, ips: clientAddresses(5000), concurrency: CONCURRENCY, count: 1e9 };
-    log(`tracking-hits: warm-up (${WARMUP_MS / 1000} s)`);
-    const warm = await runHitLoad({ ...load, durationMs: WARMUP_MS });
+    const hitLoad = async (paths: string[], durationMs: number): Promise<LoadSummary> => {
+      if (WRK) {
+        // One wrk per API instance (as a load balancer would spread connections), run side by side.
+        const runs = await Promise.all(apiBases.map((base) => runWrk({
+          base, paths, userAgents: USER_AGENTS, ips: load.ips, connections: Math.ceil(CONCURRENCY / apiBases.length), durationMs, dir,
+        })));
+        return {
+          answered: runs.reduce((sum, r) => sum + r.requests, 0), durationMs: Math.max(...runs.map((r) => r.durationMs)),
+          p50Ms: Math.max(...runs.map((r) => r.p50Ms)), p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+          errors: runs.reduce((sum, r) => sum + r.errors, 0), firstError: runs.find((r) => r.firstError)?.firstError,
+        };
+      }
+      const run = await runHitLoad({ ...load, paths, durationMs });
+      return {
+        answered: run.results.length, durationMs: run.durationMs, p50Ms: percentile(run.results, 50), p99Ms: percentile(run.results, 99),
+        errors: run.errors, firstError: run.firstError, statuses: run.statuses,
+      };
+    };
+    log(`tracking-hits: warm-up (${WARMUP_MS / 1000} s, load from ${WRK ? 'wrk' : 'a Node thread'})`);
+    const warm = await hitLoad(fix.paths, WARMUP_MS);
     if (warm.errors > 0) throw new Error(`warm-up: ${warm.errors} errors, first: ${warm.firstError}`);
     log('tracking-hits: store reference (insertMany of event-sized documents)');
     const reference: Record<string, number> = {};
@@ -186,17 +213,17 @@ export async function runTrackingHits(): Promise<Record<string, unknown>> {
     const storeRate = Math.max(...Object.values(reference));
 
     log('tracking-hits: the HTTP stack alone, GET /healthz with the same clients (the floor of any route)');
-    const floor = await runHitLoad({ ...load, paths: ['/healthz'], durationMs: FLOOR_MS });
+    const floor = await hitLoad(['/healthz'], FLOOR_MS);
 
     const eventsBefore = await store.events.countDocuments({ account: fix.account });
     log(`tracking-hits: ${CONCURRENCY} clients for ${MEASURE_MS / 1000} s`);
     const [threads0, process0, store0] = [threadCpuMs(), process.cpuUsage(), cpuMsOf(`/proc/${embedded.pid}/stat`)];
-    const run = await runHitLoad({ ...load, durationMs: MEASURE_MS });
+    const run = await hitLoad(fix.paths, MEASURE_MS);
     const [threads1, process1, store1] = [threadCpuMs(), process.cpuUsage(process0), cpuMsOf(`/proc/${embedded.pid}/stat`)];
     await new Promise((resolve) => setTimeout(resolve, 1000)); // hits in flight at the deadline finish
     const eventsAfter = await store.events.countDocuments({ account: fix.account });
-    const hitsPerS = perSecond(run.results.length, run.durationMs);
-    const perHitUs = (ms: number) => round((ms * 1000) / run.results.length);
+    const hitsPerS = perSecond(run.answered, run.durationMs);
+    const perHitUs = (ms: number) => round((ms * 1000) / run.answered);
     const apiCpuMs = apiThreads.reduce((sum, tid) => sum + (threads1.get(tid) ?? NaN) - (threads0.get(tid) ?? NaN), 0);
     const goal = Math.min(10_000, 0.8 * storeRate);
 
@@ -207,17 +234,18 @@ export async function runTrackingHits(): Promise<Record<string, unknown>> {
       api_threads: API_THREADS,
       concurrency: CONCURRENCY,
       hits_per_s: hitsPerS,
-      p50_ms: round(percentile(run.results, 50), 2),
-      p99_ms: round(percentile(run.results, 99), 2),
+      load_generator: WRK ? 'wrk' : 'node',
+      p50_ms: round(run.p50Ms, 2),
+      p99_ms: round(run.p99Ms, 2),
       errors: run.errors,
       ...(run.firstError ? { first_error: run.firstError } : {}),
-      statuses: run.statuses,
+      ...(run.statuses ? { statuses: run.statuses } : {}),
       events_stored_during_run: eventsAfter - eventsBefore,
       store_batched_inserts_per_s: reference,
       goal_hits_per_s: round(goal),
       ratio_to_store_batched_inserts: round(hitsPerS / storeRate, 2),
       goal_met: hitsPerS >= goal,
-      healthz_per_s: perSecond(floor.results.length, floor.durationMs),
+      healthz_per_s: perSecond(floor.answered, floor.durationMs),
       cpu_us_per_hit: {
         api_threads: perHitUs(apiCpuMs),
         node_process: perHitUs((process1.user + process1.system) / 1000),
@@ -227,7 +255,7 @@ export async function runTrackingHits(): Promise<Record<string, unknown>> {
       hit_parts: parts,
       notes: `memory store; ${MESSAGES} sent messages; paths ~75% open pixels, ~25% clicks, round-robin over the messages in random order; ` +
         `${USER_AGENTS.length} User-Agents (one a Gmail proxy: no device or GeoIP lookup on its opens) and 5000 public addresses (10% IPv6) in X-Forwarded-For; ` +
-        `${API_THREADS} API thread(s) (bench/api-thread.ts; HERALD_BENCH_API_THREADS), ${CONCURRENCY} keep-alive clients on another thread; warm-up ${WARMUP_MS / 1000} s, run ${MEASURE_MS / 1000} s; ` +
+        `${API_THREADS} API thread(s) (bench/api-thread.ts; HERALD_BENCH_API_THREADS), ${CONCURRENCY} keep-alive connections from ${WRK ? 'wrk (one per API thread; HERALD_BENCH_LOADGEN=node for the Node load thread)' : 'a Node thread (wrk not installed)'}; warm-up ${WARMUP_MS / 1000} s, run ${MEASURE_MS / 1000} s; ` +
         'each 200/302 answered only after its events were stored (one grouped insertMany per turn: core/event-writer.ts); ' +
         `store reference: insertMany of ~1 KB click events into an events collection with the real indexes, one call at a time, ${REFERENCE_MS / 1000} s per batch size; ` +
         'goal: 10,000 hits/s, or 80% of the best reference when that is lower; healthz_per_s: the same clients on GET /healthz, the HTTP stack\'s floor; ' +

@@ -11,7 +11,7 @@ import { errors } from '../../core/errors';
 import { toAppError } from '../../core/faults';
 import type { EventDoc, Store } from '../../core/store';
 import { onlineVersion } from '../../core/tracking/online-version';
-import { TrackingRecorder, type Hit } from '../../core/tracking/recorder';
+import { trackingRecorderOf, type Hit } from '../../core/tracking/recorder';
 import { isShareNetwork, sharePage } from '../../core/tracking/share-networks';
 import { DEFAULT_REASON } from '../../core/tracking/unsubscribe';
 import { trackingSecret } from '../../core/tracking-secret';
@@ -27,9 +27,9 @@ export function trackingSettings(config: Pick<Config, 'publicUrl' | 'trustProxy'
 }
 
 /** A transparent 1×1 GIF (43 bytes). */
-const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 /** Every tracking answer is per hit: no cache may answer the next one. */
-const NO_STORE = { 'Cache-Control': 'no-store, no-cache, must-revalidate, private, max-age=0', Pragma: 'no-cache', Expires: 'Thu, 01 Jan 1970 00:00:00 GMT' };
+export const NO_STORE = { 'Cache-Control': 'no-store, no-cache, must-revalidate, private, max-age=0', Pragma: 'no-cache', Expires: 'Thu, 01 Jan 1970 00:00:00 GMT' };
 /**
  * The online version is the account's HTML served from Herald's origin: sandboxed (no script,
  * an origin of its own, so it can reach nothing of Herald's), links may open and navigate.
@@ -42,13 +42,13 @@ const ONLINE_HEADERS = {
   'X-Robots-Tag': 'noindex',
 };
 /** The URL the token signed, checked once more before it goes into a header: absolute http(s), printable ASCII. */
-const REDIRECTABLE = /^https?:\/\/[\x21-\x7e]+$/i;
+export const REDIRECTABLE = /^https?:\/\/[\x21-\x7e]+$/i;
 
 const notFound = () => errors.notFound('This link is not valid');
 
 export function trackingRouter(deps: { store: Store; settings: TrackingSettings }): Router {
   const { store, settings } = deps;
-  const recorder = new TrackingRecorder(store);
+  const recorder = trackingRecorderOf(store);
   const links = async () => ({ publicUrl: settings.publicUrl, secret: await trackingSecret(store) });
   const router = new Router({ prefix: '/t' });
 

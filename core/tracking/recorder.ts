@@ -30,6 +30,14 @@ export type HitKind = 'open' | 'click' | 'online' | 'share' | 'unsubscribe';
 export interface Hit { userAgent: string; ip: string }
 
 const writers = new WeakMap<Store, EventWriter>();
+const recorders = new WeakMap<Store, TrackingRecorder>();
+
+/** The process's recorder for a store: one, so every route of every request shares its caches and writes. */
+export function trackingRecorderOf(store: Store): TrackingRecorder {
+  let recorder = recorders.get(store);
+  if (!recorder) recorders.set(store, (recorder = new TrackingRecorder(store)));
+  return recorder;
+}
 
 /** The process's EventWriter for a store: one, so that the hits of every request share its writes. */
 export function eventWriterOf(store: Store): EventWriter {

@@ -111,9 +111,14 @@ it('labels requests by route pattern and status: no raw path, no account name; u
 });
 
 it('shows the gathering backlog: requests an AccountSender still holds while a relay defers', async () => {
-  // Two requests the relay keeps deferring: each attempt at one leaves the other waiting.
+  // A request the relay keeps deferring waits in its AccountSender; an attempt at a second one,
+  // sent once the first was deferred, begins with the first still held.
   sinkOptions.deferRecipients.push('later@example.net');
-  const batches = [await send(['later@example.net']), await send(['later@example.net'])];
+  const first = await send(['later@example.net']);
+  for (const deadline = Date.now() + 30_000; !herald.sink.deferred.includes('later@example.net') && Date.now() < deadline;) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const batches = [first, await send(['later@example.net'])];
   await eventually((s) => valueOf(s, 'herald_gathering_backlog') >= 1);
   sinkOptions.deferRecipients.length = 0; // the relay takes them now: once sent, nothing is held
   for (const batch of batches) await batchEvents(herald.services.store, acme.account, batch, 1);

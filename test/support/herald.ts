@@ -1,8 +1,7 @@
 // Runs Herald (API + worker, optionally the SMTP listener) in the test process against the
 // suite's real Temporal and store, with its own database and a recording SMTP sink.
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
+import { createApiServer } from '../../api/app';
 import { createAccount, type NewAccount } from '../../core/accounts';
 import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
@@ -47,7 +46,7 @@ export async function startTestHerald(options: SinkOptions & { relayAuth?: boole
     bounceDomain: config.bounceDomain, webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: options.webhookTuning,
   });
   const running = worker.run();
-  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate }).callback());
+  const api = createApiServer({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate });
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   const smtp = createSmtpServer({ ...services, logger }, { bounceDomain: config.bounceDomain });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));

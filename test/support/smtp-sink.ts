@@ -18,6 +18,8 @@ export interface SinkOptions {
 /** A real SMTP server that records what it receives, for tests. */
 export async function startSmtpSink(options: SinkOptions = {}) {
   const received: ReceivedMail[] = [];
+  /** Each recipient answered 450, in order (one entry per deferral). */
+  const deferred: string[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -33,6 +35,7 @@ export async function startSmtpSink(options: SinkOptions = {}) {
         return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
       }
       if (options.deferRecipients?.includes(address.address)) {
+        deferred.push(address.address);
         return callback(Object.assign(new Error('4.2.2 Mailbox full, try later'), { responseCode: 450 }));
       }
       callback();
@@ -62,6 +65,7 @@ export async function startSmtpSink(options: SinkOptions = {}) {
     port,
     url: `smtp://127.0.0.1:${port}`,
     received,
+    deferred,
     /** Resolves once `count` messages arrived in all, or rejects after timeoutMs. */
     async waitFor(count: number, timeoutMs = 30000): Promise<ReceivedMail[]> {
       const deadline = Date.now() + timeoutMs;
