@@ -8,13 +8,6 @@ import { errors, fieldError } from './errors';
 import { GENERAL_FIELDS, type TrackType } from './events';
 import type { EventDoc, Store } from './store';
 
-/** Every track_type, in the spec's order. */
-export const TRACK_TYPES = [
-  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
-  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
-] as const satisfies readonly TrackType[];
-const _complete: [Exclude<TrackType, (typeof TRACK_TYPES)[number]>] extends [never] ? true : never = true;
-
 /** `full`: every field of the event; `default`: the spec's general fields; `simple`: only `email`. */
 export const ACTIVITY_VIEWS = ['default', 'full', 'simple'] as const;
 export type ActivityView = (typeof ACTIVITY_VIEWS)[number];

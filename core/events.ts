@@ -3,10 +3,13 @@ import { derivedId } from './ids';
 import { metrics } from './metrics';
 import { insertSkippingDuplicates, type EventDoc, type Store } from './store';
 
-export type TrackType =
-  | 'track.mail.dropped' | 'track.mail.sent' | 'track.mail.bounced'
-  | 'track.mail.opened' | 'track.mail.first_opened' | 'track.mail.clicked' | 'track.mail.first_clicked'
-  | 'track.mail.unsubscribed' | 'track.mail.viewed_online' | 'track.mail.shared';
+/** Every track_type, in the spec's order (activity filters and webhook endpoints choose among them). */
+export const TRACK_TYPES = [
+  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
+  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
+] as const;
+
+export type TrackType = (typeof TRACK_TYPES)[number];
 
 export interface EventSubject {
   account: string;

@@ -4,7 +4,8 @@
 // VALIDATION_ERROR naming the parameter.
 import type { Context } from 'koa';
 import qs from 'qs';
-import { ACTIVITY_VIEWS, TRACK_TYPES, type ActivityRequest, type ActivityView } from '../../core/activity';
+import { ACTIVITY_VIEWS, type ActivityRequest, type ActivityView } from '../../core/activity';
+import { TRACK_TYPES } from '../../core/events';
 import { errors, fieldError, type FieldError } from '../../core/errors';
 import type { TrackType } from '../../core/events';
 import { MAX_LIMIT, wildcardPattern } from './list-options';

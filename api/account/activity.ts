@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { activityPage, ACTIVITY_VIEWS, TRACK_TYPES } from '../../core/activity';
+import { activityPage, ACTIVITY_VIEWS } from '../../core/activity';
+import { TRACK_TYPES } from '../../core/events';
 import type { Store } from '../../core/store';
 import { accountResource } from '../openapi/operation';
 import { ACTIVITY_DEFAULT_LIMIT, parseActivityQuery } from './activity-query';

@@ -3,10 +3,11 @@ import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
 import { loadConfig } from '../../core/config';
 import { errors } from '../../core/errors';
+import { TRACK_TYPES } from '../../core/events';
 import type { Store, WebhookDoc } from '../../core/store';
 import { deliveryView, findDeliveries } from '../../core/webhooks/deliveries';
 import {
-  createEndpoint, deleteEndpoint, endpointView, findEndpoint, findEndpoints, rotateSecret, TRACK_TYPES, updateEndpoint, type EndpointInput,
+  createEndpoint, deleteEndpoint, endpointView, findEndpoint, findEndpoints, rotateSecret, updateEndpoint, type EndpointInput,
 } from '../../core/webhooks/endpoints';
 import { startWebhookDelivery } from '../../core/webhooks/lifecycle';
 import { MAX_URL_LENGTH } from '../../core/webhooks/url-policy';

@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import type { AppError } from '../../core/errors';
 import { escapeHtml } from '../../core/html';
+import { pageLayout, sendHtmlPage } from '../html-page';
 import type { ListDoc } from '../../core/store';
 
 const STYLE = [
@@ -26,20 +27,10 @@ const HEADERS = {
 
 /** Answers with a page. */
 export function sendPage(ctx: Context, status: number, html: string): void {
-  ctx.status = status;
-  ctx.set(HEADERS);
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = html;
+  sendHtmlPage(ctx, status, html, HEADERS);
 }
 
-function layout(title: string, content: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><main>
-${content}
-</main></body></html>`;
-}
+const layout = (title: string, content: string) => pageLayout(title, content, STYLE);
 
 /** The subscription form; it posts to `action` with the plain names, asking for an HTML answer. */
 export function formPage(list: ListDoc, action: string): string {

@@ -6,6 +6,7 @@
 import type { Context } from 'koa';
 import type { AppError } from '../../core/errors';
 import { escapeHtml } from '../../core/html';
+import { pageLayout, sendHtmlPage } from '../html-page';
 import { PAGE_REASONS, DEFAULT_REASON, type PageReason } from '../../core/tracking/unsubscribe';
 
 const STYLE = [
@@ -32,21 +33,12 @@ const REASON_LABELS: Record<PageReason, string> = {
   spam_offensive: 'The content is inappropriate or offensive',
 };
 
+/** Answers with a page. */
 export function sendPage(ctx: Context, status: number, html: string): void {
-  ctx.status = status;
-  ctx.set(HEADERS);
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = html;
+  sendHtmlPage(ctx, status, html, HEADERS);
 }
 
-function layout(title: string, content: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><main>
-${content}
-</main></body></html>`;
-}
+const layout = (title: string, content: string) => pageLayout(title, content, STYLE);
 
 /**
  * The page of an unsubscribe link: it changes nothing (mail scanners fetch links), its button

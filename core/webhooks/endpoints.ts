@@ -4,16 +4,10 @@
 import { ObjectId } from 'mongodb';
 import { nextId } from '../counters';
 import { errors, fieldError } from '../errors';
-import type { TrackType } from '../events';
+import { TRACK_TYPES } from '../events';
 import type { Store, WebhookDoc } from '../store';
 import { newWebhookSecret } from './signature';
 import { checkWebhookUrl } from './url-policy';
-
-/** Every track type an endpoint may ask for (the spec's list); an endpoint without a choice gets them all. */
-export const TRACK_TYPES: readonly TrackType[] = [
-  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
-  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
-];
 
 /** Each endpoint is a workflow reading the account's events: an account has a few, not hundreds. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;

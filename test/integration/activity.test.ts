@@ -4,7 +4,7 @@
 // cursor paging that neither skips nor repeats while events are inserted; tenant isolation.
 import { ObjectId } from 'mongodb';
 import type { NewAccount } from '../../core/accounts';
-import { TRACK_TYPES } from '../../core/activity';
+import { TRACK_TYPES } from '../../core/events';
 import { buildEvent, GENERAL_FIELDS, recordEvents, type EventSubject } from '../../core/events';
 import type { EventDoc } from '../../core/store';
 import { batchEvents } from '../support/events';

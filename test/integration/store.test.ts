@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient, MongoClientOptions, MongoServerError } from 'mongodb';
+import { Collection, MongoClient, MongoClientOptions, MongoServerError, ObjectId } from 'mongodb';
 import { EmbeddedStore, startEmbeddedStore } from '../../infra/store';
 
 jest.setTimeout(180_000); // the first run fetches the jars with Maven
@@ -202,4 +202,71 @@ test('memory store starts and accepts an insert', async () => {
   const { insertedId } = await col.insertOne({ hello: 'world' });
   expect(await col.findOne({ _id: insertedId })).toMatchObject({ hello: 'world' });
   expect(fs.readdirSync(tmp)).toEqual(['store.log']); // nothing on disk but the log
+});
+
+// Keyset pages sorted by _id with a limit are read in _id order (infra/store/IdOrder.java) instead
+// of matching and sorting the whole collection: the answers must stay exactly MongoDB's.
+describe.each([['memory', false], ['file', true]])('keyset pages on the %s store', (_kind, onFile) => {
+  interface Row { _id: ObjectId | string; account: string; type: string; n: number }
+  // ObjectIds from a few seconds with random tails: inserted out of order, many sharing a time.
+  const objectId = () => {
+    const bytes = crypto.randomBytes(12);
+    bytes.writeUInt32BE(1_700_000_000 + crypto.randomInt(5), 0);
+    return new ObjectId(bytes);
+  };
+  const ids = Array.from({ length: 400 }, objectId);
+  const rows: Row[] = ids.map((_id, i) => ({ _id, account: `a${i % 3}`, type: ['open', 'click', 'sent'][i % 5 % 3], n: i }));
+  const byId = (a: Row, b: Row) => (String(a._id) < String(b._id) ? -1 : 1); // hex order is ObjectId's byte order
+  const ascending = [...rows].sort(byId);
+  const key = (r: Row) => String(r._id);
+
+  async function events(): Promise<Collection<Row>> {
+    const { client } = await start(onFile ? path.join(tmp, 'store.mv.db') : null);
+    const col = client.db('herald_test').collection<Row>('events');
+    await col.insertMany(rows.map((r) => ({ ...r })));
+    return col;
+  }
+
+  test('ascending and descending pages with range bounds, other conditions and skip', async () => {
+    const col = await events();
+    const low = ascending[40]._id;
+    const high = ascending[360]._id;
+    const wanted = ascending.filter((r) => r.account === 'a1' && ['open', 'click'].includes(r.type) && key(r) > String(low) && key(r) < String(high));
+    // Walk the whole range in pages of 7, as webhook delivery does.
+    const walked: string[] = [];
+    for (let cursor = low; ;) {
+      const page = await col.find({ account: 'a1', _id: { $gt: cursor, $lt: high }, type: { $in: ['open', 'click'] } }).sort({ _id: 1 }).limit(7).toArray();
+      walked.push(...page.map(key));
+      if (page.length < 7) break;
+      cursor = page[page.length - 1]._id as ObjectId;
+    }
+    expect(walked).toEqual(wanted.map(key));
+    // Backwards from a bound, as the activity API does; and with skip.
+    const down = await col.find({ account: 'a1', _id: { $lt: high }, type: { $in: ['open', 'click'] } }).sort({ _id: -1 }).limit(9).skip(3).toArray();
+    const below = ascending.filter((r) => r.account === 'a1' && ['open', 'click'].includes(r.type) && key(r) < String(high)).reverse();
+    expect(down.map(key)).toEqual(below.slice(3, 12).map(key));
+    // Inclusive bounds keep the bound's own document; an empty range gives nothing.
+    const inclusive = await col.find({ _id: { $gte: low, $lte: high } }).sort({ _id: -1 }).limit(1000).toArray();
+    expect(inclusive.map(key)).toEqual(ascending.slice(40, 361).reverse().map(key));
+    expect(await col.find({ _id: { $gt: high, $lt: low } }).sort({ _id: 1 }).limit(5).toArray()).toEqual([]);
+    // No bound at all: the first and last documents of the whole collection, projected.
+    const last = await col.find({ account: 'a0' }, { projection: { n: 1 } }).sort({ _id: -1 }).limit(3).toArray();
+    expect(last).toEqual(ascending.filter((r) => r.account === 'a0').reverse().slice(0, 3).map((r) => ({ _id: r._id, n: r.n })));
+  });
+
+  test('pages follow deletes and updates, and mixed _id types keep MongoDB\'s type order', async () => {
+    const col = await events();
+    const gone = ascending.filter((_r, i) => i % 4 === 0).map((r) => r._id);
+    await col.deleteMany({ _id: { $in: gone } });
+    await col.updateMany({ n: { $lt: 200 } }, { $set: { type: 'sent' } });
+    const kept = ascending.filter((_r, i) => i % 4 !== 0).map((r) => (r.n < 200 ? { ...r, type: 'sent' } : r));
+    const page = await col.find({ _id: { $gt: ascending[0]._id }, type: 'open' }).sort({ _id: 1 }).limit(25).toArray();
+    expect(page).toEqual(kept.filter((r) => r.type === 'open').slice(0, 25));
+    // A string _id sorts before every ObjectId (MongoDB's type order), whichever way the store reads.
+    await col.insertOne({ _id: 'zzz', account: 'a0', type: 'open', n: -1 });
+    expect((await col.find({}).sort({ _id: 1 }).limit(2).toArray()).map(key)).toEqual(['zzz', key(kept[0])]);
+    expect((await col.find({}).sort({ _id: -1 }).limit(1).toArray()).map(key)).toEqual([key(kept[kept.length - 1])]);
+    await col.deleteOne({ _id: 'zzz' });
+    expect((await col.find({}).sort({ _id: 1 }).limit(2).toArray()).map(key)).toEqual(kept.slice(0, 2).map(key));
+  });
 });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import type { NewAccount } from '../../core/accounts';
 import { createLogger } from '../../core/logger';
-import { TRACK_TYPES } from '../../core/webhooks/endpoints';
+import { TRACK_TYPES } from '../../core/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 
