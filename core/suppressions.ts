@@ -1,5 +1,5 @@
-// Who gets no transactional mail: the account's suppression list (hard bounces so far; the
-// unsubscribe page of the tracking issue adds to it) and the contacts whose state says so
+// Who gets no transactional mail: the account's suppression list (a relay's or a DSN's hard
+// bounce, an ARF complaint, an unsubscribe link or one-click) and the contacts whose state says so
 // (unsubscribed through the API or an import, bounced, complained; a confirmed opt-in makes a
 // contact ACTIVE again). A send to such an address is dropped with a `track.mail.dropped` event.
 import type { ContactDoc, Store, SuppressionDoc } from './store';

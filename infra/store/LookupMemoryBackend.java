@@ -3,6 +3,7 @@ package de.bwaldvogel.mongo.backend.memory;
 
 import java.util.List;
 
+import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.IndexLookups;
@@ -11,12 +12,18 @@ import de.bwaldvogel.mongo.bson.Document;
 
 /**
  * The memory backend (`--memory`: tests and benchmarks) with the same index use as the file's
- * (IndexLookups), so that a query costs there what it costs in production.
+ * (IndexLookups) and the same keyset pages in _id order (IdOrder), so that a query costs there
+ * what it costs in production.
  */
 public final class LookupMemoryBackend extends MemoryBackend {
     @Override
     public MemoryDatabase openOrCreateDatabase(String name) {
         return new MemoryDatabase(name, getCursorRegistry()) {
+            @Override
+            protected MemoryCollection openOrCreateCollection(String collection, CollectionOptions options) {
+                return new IdOrderedMemoryCollection(this, collection, options, cursorRegistry);
+            }
+
             @Override
             protected Index<Integer> openOrCreateUniqueIndex(String collection, String indexName, List<IndexKey> keys, boolean sparse) {
                 return new LookupIndex(indexName, keys, sparse);

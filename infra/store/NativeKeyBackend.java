@@ -72,13 +72,13 @@ public final class NativeKeyBackend extends H2Backend {
             return store().openMap(mapName, new MVMap.Builder<KeyValue, Object>().keyType(new CompactDataType()).valueType(new CompactDataType()));
         }
 
-        /** As H2Database opens a collection, with its documents written as BSON (CompactDataType). */
+        /** As H2Database opens a collection, with its documents written as BSON (CompactDataType), reading keyset pages in _id order (IdOrder). */
         @Override
         protected MongoCollection<Object> openOrCreateCollection(String collection, CollectionOptions options) {
             String fullName = getFullCollectionNamespace(collection);
             MVMap<Object, Document> dataMap = store().openMap(DATABASES_PREFIX + fullName, new MVMap.Builder<Object, Document>().valueType(new CompactDataType()));
             MVMap<String, Object> metaMap = store().openMap("meta." + fullName);
-            return new H2Collection(this, collection, options, dataMap, metaMap, cursorRegistry);
+            return new IdOrderedH2Collection(this, collection, options, dataMap, metaMap, cursorRegistry);
         }
 
         private void rebuildInNativeOrder(String mapName) {
