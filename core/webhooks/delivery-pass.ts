@@ -4,9 +4,9 @@
 // (in order). It keeps going for up to `passMs` (polling when there is nothing new), so the
 // workflow's history grows by one activity per pass rather than one per request.
 //
-// Pages. On the embedded store each read scans the whole events collection and sorts what
-// matches, so a backlog is read in pages that grow from 1,000 to `pageSize` (20,000) events
-// while they come back full: the scan is paid once per 20,000 events, not per 1,000. A page is
+// Pages. A backlog is read in pages that grow from 1,000 to `pageSize` (20,000) events while
+// they come back full (fewer round trips; the embedded store walks the events in _id order from
+// the cursor and stops at the page's size, infra/store/IdOrder.java). A page is
 // read (as raw BSON) while the previous one is turned into JSON and posted. Idle, a pass reads
 // only when the store's event count changed (core/webhooks/new-events-watch.ts).
 //
