@@ -9,12 +9,11 @@ import { ObjectId } from 'mongodb';
 import { defaultBounceDomain, returnPathOf } from '../core/bounces/return-path';
 import { dkimSigningFor } from '../core/dkim';
 import { buildEvent, recordEvents, type EventSubject } from '../core/events';
-import { derivedId } from '../core/ids';
 import { LedgerWriter } from '../core/sending/ledger';
 import type { EventDoc, MessageDoc, SendRequestDoc, Store } from '../core/store';
 import { suppress, suppressedAmong } from '../core/suppressions';
 import { trackingSecret } from '../core/tracking-secret';
-import { messageIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
+import { mailIdOf, messageIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
 import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../core/transport';
 import type { QueuedSend, SendOutcome, SendRequestsInput } from '../core/workflow-contracts';
 
@@ -120,7 +119,7 @@ export function createSendActivities(deps: SendDeps) {
   function recordMissing(ledger: LedgerWriter, account: string, missing: QueuedSend[]): Promise<void[]> {
     const at = new Date();
     return Promise.all(missing.map((queued) => {
-      const mailId = derivedId('mail', queued.requestId, '0');
+      const mailId = mailIdOf(queued.requestId, 0);
       const subject: EventSubject = {
         account, batch_id: queued.batchId, mail_id: mailId, email: '', sent_timestamp: at, tags: [], custom_args: {}, mta: mtaHost,
       };
@@ -197,6 +196,7 @@ export function createSendActivities(deps: SendDeps) {
         return signing.get(sender)!;
       };
 
+      const returnPathKey = await trackingSecret(store); // signs each message's return path
       let stop: unknown;
       let next = 0;
       const sendOne = async ({ message, plan, request }: PendingMessage) => {
@@ -218,7 +218,7 @@ export function createSendActivities(deps: SendDeps) {
         try {
           // The envelope sender is the message's own return path, so its bounces name it
           // (core/bounces); DKIM still signs for the sender's domain.
-          const from = returnPathOf(message.mailId, await trackingSecret(store), bounceDomain);
+          const from = returnPathOf(message.mailId, returnPathKey, bounceDomain);
           const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(plan.sender) });
           response = String(info.response ?? '');
         } catch (error) {

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createAccount } from '../core/accounts';
 import { buildEvent, eventOfSentMail } from '../core/events';
-import { derivedId, newId } from '../core/ids';
+import { newId } from '../core/ids';
+import { mailIdOf } from '../core/transactional/plan';
 import { connectStore, type EventDoc, type MessageDoc, type SendRequestDoc, type Store } from '../core/store';
 import { placeOf } from '../core/tracking/geoip';
 import { clickFields, clientFields } from '../core/tracking/hit-fields';
@@ -75,7 +76,7 @@ export async function fixture(store: Store): Promise<Fixture> {
   const rows: MessageDoc[] = [];
   const paths: string[] = [];
   for (let index = 0; index < MESSAGES; index++) {
-    const mailId = derivedId('mail', requestId, String(index));
+    const mailId = mailIdOf(requestId, index);
     const email = `reader${index}@example.net`;
     const event = buildEvent('track.mail.sent', {
       account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: now, tags: ['bench'], custom_args: { n: String(index) }, mta: 'herald.bench',

@@ -8,7 +8,7 @@ import { contentRenderer, type LinkContext } from '../transactional/personalise'
 import { readHttpBody, readSmtpSubmission } from '../transactional/request';
 import { MessageTokens, trackedHtmlRenderer } from '../transactional/tracking-rewrite';
 import type { MessageIdentity, MessageRef } from '../transactional/tracking-token';
-import { mailIdOf } from './verified-tokens';
+import { mailIdOf } from '../transactional/plan';
 
 export type OnlineVersion = { type: 'html' | 'text'; body: string };
 
@@ -21,7 +21,7 @@ export async function onlineVersion(store: Store, links: LinkContext, ref: Messa
 }
 
 function render(request: SendRequestDoc, links: LinkContext, ref: MessageRef): OnlineVersion | undefined {
-  const identity = (email: string): MessageIdentity => ({ ...ref, mailId: mailIdOf(ref), batchId: request.batchId, email });
+  const identity = (email: string): MessageIdentity => ({ ...ref, mailId: mailIdOf(ref.requestId, ref.index), batchId: request.batchId, email });
   if (request.source === 'smtp') {
     const { rcptTo, message } = readSmtpSubmission(request);
     const email = rcptTo[ref.index];

@@ -3,17 +3,13 @@
 // mail_id's hash. Only valid tokens are kept (a forged one is verified, and refused, each time),
 // at most MAX_KEPT of them (the oldest dropped first). A token's payload never changes: it is what
 // its signature covers.
-import { derivedId } from '../ids';
+import { mailIdOf } from '../transactional/plan';
 import type { Store } from '../store';
 import { trackingSecret } from '../tracking-secret';
-import { verifyTrackingToken, type MessageKind, type MessageRef, type TrackingPayload } from '../transactional/tracking-token';
+import { verifyTrackingToken, type MessageKind, type TrackingPayload } from '../transactional/tracking-token';
 
 const MAX_KEPT = 50_000;
 
-/** The mail_id of the message a token names (as core/transactional/plan.ts derives it). */
-export function mailIdOf(ref: MessageRef): string {
-  return derivedId('mail', ref.requestId, String(ref.index));
-}
 
 export interface VerifiedToken<P extends TrackingPayload = TrackingPayload> {
   payload: P;
@@ -39,7 +35,7 @@ export class VerifiedTokens {
     this.secret ??= await trackingSecret(this.store);
     const payload = verifyTrackingToken(this.secret, kind, token);
     if (!payload) return undefined;
-    const verified = { payload, mailId: mailIdOf(payload.message) };
+    const verified = { payload, mailId: mailIdOf(payload.message.requestId, payload.message.index) };
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(key, verified);
     return verified;

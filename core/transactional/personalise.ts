@@ -49,7 +49,8 @@ export function templateErrors(body: unknown): Record<string, string> {
   return problems;
 }
 
-export interface Personalised { subject: string; html?: string; text?: string; headers?: Record<string, string> }
+/** A message's copy; `tokens` are its signed links (each signed once, whoever asks: the content, the List-Unsubscribe header). */
+export interface Personalised { subject: string; html?: string; text?: string; headers?: Record<string, string>; tokens: MessageTokens }
 
 /**
  * The request's templates, compiled (or found in the cache) once; the function renders one
@@ -73,6 +74,7 @@ export function contentRenderer(body: SendRequestBody, links: LinkContext): (rec
       ...(trackedHtml ? { html: trackedHtml(model, tokens) } : {}),
       ...(text ? { text: text.render(model) } : {}),
       ...(headers ? { headers: Object.fromEntries(headers.map(([name, template]) => [name, template.render(model)])) } : {}),
+      tokens,
     };
   };
 }

@@ -5,7 +5,7 @@ import { buildSkeleton } from '../sending/mime-splice';
 import type { SendRequestDoc } from '../store';
 import { contentTypeOf } from './attachments';
 import { readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from './request';
-import { contentRenderer, type LinkContext, type MessageIdentity } from './personalise';
+import { contentRenderer, type LinkContext } from './personalise';
 import type { SmtpAttachment } from './smtp-message';
 import { MessageTokens, trackedHtmlRenderer } from './tracking-rewrite';
 
@@ -60,7 +60,12 @@ export function unbuildableMessages(request: SendRequestDoc, mtaHost: string): P
   }));
 }
 
-const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => derivedId('mail', request._id, String(index)));
+/** The mail_id of a request's `index`th message (recipients[] element or envelope recipient): stable across retries, named by its tracking tokens. */
+export function mailIdOf(requestId: string, index: number): string {
+  return derivedId('mail', requestId, String(index));
+}
+
+const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => mailIdOf(request._id, index));
 
 function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
   return {
@@ -105,8 +110,7 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
           custom_args: recipient.custom_args ?? {},
         }),
         raw() {
-          const identity = { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email };
-          const copy = render(recipient, identity);
+          const copy = render(recipient, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
           // Bcc is never written into the message: its addresses are only in the envelope.
           return skeleton.build({
             to: formatAddress(recipient.to),
@@ -115,7 +119,7 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
             messageId: messageIdOf(mailId, mtaHost),
             html: copy.html,
             text: copy.text,
-            headers: request.purpose === 'optin-confirmation' ? copy.headers : { ...copy.headers, ...listUnsubscribe(context.links, identity) },
+            headers: request.purpose === 'optin-confirmation' ? copy.headers : { ...copy.headers, ...listUnsubscribeOf(copy.tokens) },
           });
         },
       };
@@ -172,10 +176,6 @@ const LIST_UNSUBSCRIBE = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
  */
 function listUnsubscribeOf(tokens: MessageTokens): Record<string, string> {
   return { 'List-Unsubscribe': `<${tokens.url('u')}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
-}
-
-function listUnsubscribe(links: LinkContext, identity: MessageIdentity): Record<string, string> {
-  return listUnsubscribeOf(new MessageTokens(links, identity));
 }
 
 /**
