@@ -7,6 +7,7 @@ import { newId } from '../../core/ids';
 import { freePort, waitForPort } from '../../infra/ports';
 import { parsePrometheus, valueOf } from '../support/prometheus';
 import { startSmtpSink } from '../support/smtp-sink';
+import { waitUntil } from '../support/wait';
 
 const root = path.resolve(__dirname, '../..');
 const processes: Record<string, ChildProcess> = {};
@@ -85,11 +86,17 @@ it('sends over HTTP and SMTP through separately running api, smtp and worker pro
 
 it('the worker serves its own metrics (the sends it made), the API its own (the requests it answered)', async () => {
   await waitForPort('127.0.0.1', workerMetricsPort, 30000, 'worker metrics');
-  const [worker, api] = await Promise.all([workerMetricsPort, apiPort].map(async (port) => {
+  const scrape = async (port: number) => {
     const response = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     return parsePrometheus(await response.text());
-  }));
+  };
+  // The worker counts a send once its ledger row is stored, a moment after the sink took the mail.
+  const worker = await waitUntil('the worker to count both sends', async () => {
+    const scraped = await scrape(workerMetricsPort);
+    return valueOf(scraped, 'herald_events_stored_total', { track_type: 'track.mail.sent' }) >= 2 && scraped;
+  });
+  const api = await scrape(apiPort);
   expect(valueOf(worker, 'herald_messages_total', { outcome: 'sent' })).toBe(2); // the HTTP and the SMTP send
   expect(valueOf(worker, 'herald_events_stored_total', { track_type: 'track.mail.sent' })).toBe(2);
   expect(valueOf(api, 'herald_http_requests_total', { route: '/v1/mail/send', method: 'POST', status: '202' })).toBe(1);

@@ -1,5 +1,6 @@
 import type { NewAccount } from '../../core/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
+import { waitUntil } from '../support/wait';
 
 let herald: TestHerald;
 let account: NewAccount;
@@ -27,16 +28,6 @@ const minimal = (to: string) => ({
   content: { html: '<html><body><p>Thanks!</p></body></html>', text: 'Thanks!' },
   recipients: [{ to: { email: to, name: 'Ada' } }],
 });
-
-async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | null>, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('POST /v1/mail/send', () => {
   it('accepts a minimal send with 202, delivers it through the relay and records sent', async () => {
