@@ -206,6 +206,101 @@ export interface TaskDoc {
   workflowId: string;
 }
 
+/** Campaign states (the spec's campaign state table). */
+export type CampaignState = 'DRAFT' | 'SCHEDULED' | 'PENDING_APPROVAL' | 'SENDING' | 'SENT' | 'CANCELLED';
+
+/**
+ * What a campaign's `include[campaigns]`/`exclude[campaigns]` member selects of another campaign's
+ * recipients (the original's report actions): SENT every recipient it was sent to, OPENED those
+ * who opened it, CLICKED those who clicked, and the NO_ variants the others it was sent to.
+ */
+export type CampaignAction = 'SENT' | 'OPENED' | 'CLICKED' | 'NO_OPEN' | 'NO_CLICK';
+
+/** Who a campaign is sent to (include) or not (exclude). */
+export interface CampaignAudience {
+  lists: number[];
+  interests: number[];
+  campaigns: Array<{ id: number; action: CampaignAction }>;
+}
+
+/** A campaign's one content (the spec allows one per campaign). */
+export interface CampaignContentDoc {
+  id: number;
+  type: 'HTML';
+  subject: string;
+  from: string;
+  fromName: string;
+  replyTo: string;
+  replyToName: string;
+  unsubscribeText: string;
+  /** The HTML sent (an MJML body's compiled output); null until set. */
+  html: string | null;
+  /** The plain-text part; null: none. */
+  text: string | null;
+  /** An MJML body as given, when the body was MJML (html holds it compiled, once). */
+  mjml?: string;
+  created: Date;
+  lastModified: Date;
+}
+
+/** The launch under way, or the last one: its task and workflow, and what it found and did. */
+export interface CampaignLaunchDoc {
+  taskId: number;
+  workflowId: string;
+  /** Paused by POST …/pause: no page is sent until resumed. */
+  paused: boolean;
+  /** Recipients in the snapshot, once taken. */
+  snapshotTotal?: number;
+  /** Resend rounds started (0: none; round n sends to the failed of the rounds before it). */
+  rounds?: number;
+}
+
+/** A campaign (core/campaigns/). Options are stored under the spec's neutral keys. */
+export interface CampaignDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  type: 'SIMPLE';
+  state: CampaignState;
+  launchMode: 'NOW' | 'SCHEDULED';
+  launchDate: Date | null;
+  created: Date;
+  lastModified: Date;
+  /** When it was archived; null: not archived. */
+  archived: Date | null;
+  thumbnail: string | null;
+  options: Record<string, string>;
+  include: CampaignAudience;
+  exclude: CampaignAudience;
+  content: CampaignContentDoc | null;
+  /** null until sent; then the count of recipients in its snapshot. */
+  recipients: number | null;
+  launch?: CampaignLaunchDoc;
+}
+
+/**
+ * One recipient of a launched campaign, as the audience was when the launch began (the
+ * snapshot). `_id` is `<account>:<campaign id>:<seq, 10 digits>`, so a page is a keyset walk on
+ * `_id` (sort `{_id: 1}`, `$gt` the last one); `seq` numbers the recipient's message (mail_id).
+ */
+export interface CampaignRecipientDoc {
+  _id: string;
+  account: string;
+  campaignId: number;
+  seq: number;
+  contactId: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  gender: string;
+  language: string;
+  /** Custom field id → value, as on the contact. */
+  customFields: Record<string, string>;
+}
+
 /** A file kept in the store (GridFS `files` bucket): an uploaded import source or an export. */
 export interface StoredFileMetadata { account: string; kind: 'upload' | 'export'; contentType: string }
 
@@ -387,6 +482,8 @@ export interface Store {
   webhookRetries: Collection<WebhookRetryDoc>;
   webhookLog: Collection<WebhookLogDoc>;
   webhookRate: Collection<WebhookRateDoc>;
+  campaigns: Collection<CampaignDoc>;
+  campaignRecipients: Collection<CampaignRecipientDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
   close(): Promise<void>;
@@ -423,6 +520,8 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhookRetries: db.collection('webhookRetries'),
     webhookLog: db.collection('webhookLog'),
     webhookRate: db.collection('webhookRate'),
+    campaigns: db.collection('campaigns'),
+    campaignRecipients: db.collection('campaignRecipients'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
   };
@@ -469,6 +568,9 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.webhookLog.createIndex({ at: 1 }),
     // Expiry on a real MongoDB; the embedded store ignores TTL indexes, so the sweeper deletes them too.
     store.webhookRate.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.campaignRecipients.createIndex({ account: 1, campaignId: 1, email: 1 }),
+    store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
   ]);
 }
 

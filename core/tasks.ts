@@ -26,6 +26,8 @@ export interface NewTask {
   /** Or a function of the new task's id, for parameters that must be unique (an export's file name). */
   parameters: Record<string, unknown> | ((taskId: number) => Record<string, unknown>);
   cancellable?: boolean;
+  /** The campaign a CAMPAIGN_LAUNCH task sends: its workflow is named after it and searchable by it. */
+  campaignId?: number;
 }
 
 /**
@@ -53,11 +55,11 @@ export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc
     request: task.request,
     parameters: typeof task.parameters === 'function' ? task.parameters(id) : task.parameters,
     result: null,
-    workflowId: workflowIds.task(task.account, id),
+    workflowId: task.campaignId === undefined ? workflowIds.task(task.account, id) : workflowIds.campaign(task.account, task.campaignId, id),
   };
   await deps.store.tasks.insertOne(doc);
   try {
-    await startTaskWorkflow(deps.temporal, deps.taskQueue, task.type, { account: task.account, taskId: id });
+    await startTaskWorkflow(deps.temporal, deps.taskQueue, task.type, { account: task.account, taskId: id }, { workflowId: doc.workflowId, campaignId: task.campaignId });
   } catch (error) {
     await deps.store.tasks.deleteOne({ _id: doc._id, account: doc.account }).catch(() => undefined);
     throw error;

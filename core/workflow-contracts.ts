@@ -20,6 +20,8 @@ export const workflowIds = {
   /** A request with a launch_date in the future waits in a workflow of its own. */
   scheduledSend: (account: string, requestId: string) => `tx-${account}-${requestId}`,
   task: (account: string, taskId: number) => `task-${account}-${taskId}`,
+  /** A campaign's launch (its CAMPAIGN_LAUNCH task): a campaign stopped and launched again gets a new task, so a new id. */
+  campaign: (account: string, campaignId: number, taskId: number) => `campaign-${account}-${campaignId}-${taskId}`,
   /** The long-lived delivery workflow of one webhook endpoint. */
   webhookDelivery: (account: string, endpointId: number) => `webhook-${account}-${endpointId}`,
   /** The Temporal Schedule of the webhook sweeper, one per task queue (core/webhooks/lifecycle.ts). */
@@ -30,6 +32,7 @@ export const workflowIds = {
 export const taskWorkflows = {
   CONTACT_IMPORT: 'ContactImport',
   CONTACT_EXPORT_TASK: 'ContactExport',
+  CAMPAIGN_LAUNCH: 'CampaignLaunch',
 } as const;
 export type TaskType = keyof typeof taskWorkflows;
 
@@ -116,3 +119,7 @@ export interface WebhookPassResult {
 
 /** Input of the retryWebhookBatch activity. */
 export interface WebhookRetryInput { account: string; endpointId: number; retryId: string }
+
+/** Signals of a CampaignLaunch workflow: pause stops taking pages until resume. */
+export const CAMPAIGN_PAUSE_SIGNAL = 'pause';
+export const CAMPAIGN_RESUME_SIGNAL = 'resume';

@@ -22,6 +22,8 @@ import { webhookRoutes } from './webhooks';
 
 export interface AccountApiDeps {
   store: Store; temporal: Client; taskQueue: string;
+  /** The Temporal server's limit on a search attribute value (a campaign's test sends are accepted like transactional ones). */
+  searchAttributeLimit: number;
   /** HERALD_WEBHOOK_ALLOW_PRIVATE; by default from the environment. */
   webhookAllowPrivate?: boolean;
 }
