@@ -7,6 +7,7 @@ import { serveMetrics, type MetricsServer } from './core/metrics-server';
 import { connectStore, type Store } from './core/store';
 import { createThreadedRelay } from './core/relay-thread';
 import type { WebhookTuning } from './core/webhooks/delivery-pass';
+import type { CampaignTuning } from './core/workflow-contracts';
 import { ensureWebhookSweeper } from './core/webhooks/lifecycle';
 import { resolveServiceAddresses } from './infra/stack-record';
 
@@ -25,6 +26,8 @@ export interface WorkerDeps {
   webhookAllowPrivate?: boolean;
   /** Batching and polling of webhook delivery; the defaults suit production (tests and benchmarks change them). */
   webhookTuning?: Partial<WebhookTuning>;
+  /** Page size and deferral retries of campaign launches; the defaults suit production (tests change them). */
+  campaignTuning?: Partial<CampaignTuning>;
 }
 
 /** The Docker image names its prebuilt bundle here; otherwise workflows are bundled at start. */
@@ -43,7 +46,7 @@ export async function createHeraldWorker(deps: WorkerDeps): Promise<{ worker: Wo
       : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities({
       store: deps.store, transport, mtaHost: deps.mtaHost, publicUrl: deps.publicUrl, bounceDomain: deps.bounceDomain,
-      webhookAllowPrivate: deps.webhookAllowPrivate, webhookTuning: deps.webhookTuning,
+      webhookAllowPrivate: deps.webhookAllowPrivate, webhookTuning: deps.webhookTuning, campaignTuning: deps.campaignTuning,
     }),
   });
   // The webhook sweeper's schedule, created by whichever worker starts first (idempotent).

@@ -4,11 +4,14 @@ import type { RelaySender } from '../core/transport';
 import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
+import { createCampaignActivities, type CampaignActivityDeps } from './campaigns';
 import { createSendActivities } from './sending';
 import { withGatheringBacklog } from './send-metrics';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
-export interface ActivityDeps extends WebhookActivityDeps { store: Store; transport: RelaySender; mtaHost: string; publicUrl: string; bounceDomain?: string }
+export interface ActivityDeps extends WebhookActivityDeps, Pick<CampaignActivityDeps, 'campaignTuning'> {
+  store: Store; transport: RelaySender; mtaHost: string; publicUrl: string; bounceDomain?: string;
+}
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -17,5 +20,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createContactExportActivities(deps),
     ...createContactImportActivities(deps),
     ...createWebhookActivities(deps),
+    ...createCampaignActivities(deps),
   };
 }

@@ -1,21 +1,20 @@
-// The send engine's activities: accepted requests of one account, sent together. Messages go out
-// concurrently over the pooled relay transport, each built from its request's shared MIME with
-// its own parts spliced in (core/sending/mime-splice.ts), and each outcome is in the send ledger
-// (grouped writes: core/sending/ledger.ts) before its sender takes the next message, so at most
-// SEND_CONCURRENCY messages are between the relay's answer and the ledger at any moment: what a
-// crash can make a resend send twice, each time with the same Message-ID.
-import { CancelledFailure, Context } from '@temporalio/activity';
-import { ObjectId } from 'mongodb';
-import { defaultBounceDomain, returnPathOf } from '../core/bounces/return-path';
-import { dkimSigningFor } from '../core/dkim';
-import { buildEvent, recordEvents, type EventSubject } from '../core/events';
+// The send engine's activities for transactional requests: accepted requests of one account,
+// sent together. Each message is built from its request's shared MIME with its own parts spliced
+// in (core/sending/mime-splice.ts) and sent by the shared per-message loop
+// (activities/message-sender.ts: suppression, relay, ledger, heartbeats, cancellation), the same
+// loop that sends campaign pages.
+import { Context } from '@temporalio/activity';
+import { defaultBounceDomain } from '../core/bounces/return-path';
+import { buildEvent, type EventSubject } from '../core/events';
 import { LedgerWriter } from '../core/sending/ledger';
 import type { EventDoc, MessageDoc, SendRequestDoc, Store } from '../core/store';
-import { suppress, suppressedAmong } from '../core/suppressions';
 import { trackingSecret } from '../core/tracking-secret';
-import { mailIdOf, messageIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
-import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../core/transport';
+import { mailIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
+import type { RelaySender } from '../core/transport';
 import type { QueuedSend, SendOutcome, SendRequestsInput } from '../core/workflow-contracts';
+import { ledgerRow, recordLedgerEvents as recordLedgerEventsOf, sendMessages, type OutgoingMessage } from './message-sender';
+
+export { SEND_CONCURRENCY } from './message-sender';
 
 export interface SendDeps {
   store: Store;
@@ -28,15 +27,8 @@ export interface SendDeps {
   bounceDomain?: string;
 }
 
-/** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
-export const SEND_CONCURRENCY = 50;
-/** How often a sending attempt tells Temporal it is alive, whatever a single relay call takes. */
-const HEARTBEAT_EVERY_MS = 2000;
-/** How often a sending attempt looks for requests whose batch was cancelled meanwhile. */
-const CANCEL_POLL_MS = 1000;
-
-/** One message still to send, with what its request gives every message. */
-interface PendingMessage { message: PlannedMessage; plan: RequestPlan; request: SendRequestDoc }
+/** One message still to send, with its request. */
+interface PendingMessage extends OutgoingMessage { request: SendRequestDoc }
 
 /** The requests of an attempt, planned, and what the ledger already holds of them. */
 interface Work {
@@ -51,7 +43,7 @@ interface Work {
 
 export function createSendActivities(deps: SendDeps) {
   const { store, transport, mtaHost, publicUrl } = deps;
-  const bounceDomain = deps.bounceDomain ?? defaultBounceDomain(mtaHost);
+  const senderDeps = { store, transport, mtaHost, bounceDomain: deps.bounceDomain ?? defaultBounceDomain(mtaHost) };
 
   async function loadWork(input: SendRequestsInput): Promise<Work> {
     const { account } = input;
@@ -85,7 +77,7 @@ export function createSendActivities(deps: SendDeps) {
     const doneIds = new Set(done.map((d) => d._id));
     // Only the messages still to send are built (rendered), and only when their turn comes.
     const pending = plans.flatMap(({ request, plan }) => plan.mailIds.flatMap((mailId, index) => (
-      doneIds.has(mailId) ? [] : [{ message: plan.message(index), plan, request }]
+      doneIds.has(mailId) ? [] : [{ message: plan.message(index), sender: plan.sender, ignoreSuppression: request.purpose === 'optin-confirmation', request }]
     )));
     return {
       requests: plans.map((p) => p.request), pending, doneEvents: done.map((d) => d.event), total: mailIds.length,
@@ -94,23 +86,10 @@ export function createSendActivities(deps: SendDeps) {
     };
   }
 
-  const rowOf = (message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc): MessageDoc => ({
-    _id: message.mailId,
-    account: message.subject.account,
-    requestId: message.requestId,
-    email: message.email,
-    messageId: messageIdOf(message.mailId, mtaHost),
-    status,
-    relayResponse,
-    sentAt: new Date(event.timestamp),
-    event,
-  });
-
-  /**
-   * On a retry, events of messages the ledger already has may be missing (a crash between the
-   * two writes): stored again. Known track_ids are skipped; fresh _ids keep the cursor order.
-   */
-  const recordLedgerEvents = (events: EventDoc[]) => recordEvents(store, events.map((event) => ({ ...event, _id: new ObjectId() })));
+  const rowOf = (message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc): MessageDoc => (
+    ledgerRow(message, status, relayResponse, event, mtaHost)
+  );
+  const recordLedgerEvents = (events: EventDoc[]) => recordLedgerEventsOf(store, events);
 
   /**
    * A request whose record is not in the store (its acceptance failed after Temporal took it, or
@@ -181,100 +160,25 @@ export function createSendActivities(deps: SendDeps) {
       await recordLedgerEvents(work.doneEvents);
       await recordMissing(ledger, account, work.missing);
       const unbuilt = await recordUnbuildable(ledger, work.unbuildable);
-      let sent = work.total - work.pending.length - unbuilt;
-      let failed = work.missing.length + unbuilt;
-      const deferred = new Set<string>();
+      const before = work.total - work.pending.length - unbuilt; // sent by an earlier attempt
       const cancelled = new Set(work.requests.filter((r) => r.cancelledAt).map((r) => r._id));
-      // Addresses on the suppression list get no mail. A confirmation the visitor just asked for
-      // goes out even to an address that unsubscribed.
-      const checked = work.pending.filter(({ request }) => request.purpose !== 'optin-confirmation');
-      const suppressed = await suppressedAmong(store, account, checked.flatMap(({ message }) => [message.email, ...message.copiesTo]));
-      const isSuppressed = (request: SendRequestDoc, email: string) => request.purpose !== 'optin-confirmation' && suppressed.has(email.toLowerCase());
-      const signing = new Map<string, Promise<RelayMessage['dkim']>>();
-      const dkimFor = (sender: string) => {
-        if (!signing.has(sender)) signing.set(sender, dkimSigningFor(store, account, sender));
-        return signing.get(sender)!;
-      };
-
-      const returnPathKey = await trackingSecret(store); // signs each message's return path
-      let stop: unknown;
-      let next = 0;
-      const sendOne = async ({ message, plan, request }: PendingMessage) => {
-        const at = new Date();
-        message.subject.sent_timestamp = at;
-        if (cancelled.has(request._id)) {
-          await ledger.record(rowOf(message, 'dropped', 'cancelled', buildEvent('track.mail.dropped', message.subject, at, 'cancelled')));
-          failed += 1;
-          return;
-        }
-        if (isSuppressed(request, message.email)) {
-          await ledger.record(rowOf(message, 'dropped', 'suppressed', buildEvent('track.mail.dropped', message.subject, at, 'suppressed')));
-          failed += 1;
-          return;
-        }
-        // A suppressed cc or bcc only leaves the envelope: the copy still shows whom it was addressed to.
-        const to = [message.email, ...message.copiesTo.filter((email) => !isSuppressed(request, email))];
-        let response: string;
-        try {
-          // The envelope sender is the message's own return path, so its bounces name it
-          // (core/bounces); DKIM still signs for the sender's domain.
-          const from = returnPathOf(message.mailId, returnPathKey, bounceDomain);
-          const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(plan.sender) });
-          response = String(info.response ?? '');
-        } catch (error) {
-          const failure = classifyRelayFailure(error);
-          if (failure === 'relay') {
-            context.log.warn('relay trouble: the attempt ends and is retried', { requestId: request._id, error: (error as Error).message });
-            stop ??= error;
-            return;
-          }
-          if (failure === 'deferred') {
-            deferred.add(request._id);
-            return;
-          }
-          const reason = (error as Error).message;
-          const bounce = buildEvent('track.mail.bounced', message.subject, at, 'relay-rejected', {
-            bounce_type: 'hard',
-            message: reason.split('\n').slice(0, 3).join('\n'),
-          });
-          await ledger.record(rowOf(message, 'failed', reason, bounce));
-          await suppress(store, account, message.email, 'bounced'); // no more mail to an address that does not exist
-          failed += 1;
-          return;
-        }
-        await ledger.record(rowOf(message, 'sent', response, buildEvent('track.mail.sent', message.subject, at, 'sent')));
-        sent += 1;
-      };
-      const sender = async () => {
-        while (stop === undefined && next < work.pending.length) {
-          if (context.cancellationSignal.aborted) {
-            stop = new CancelledFailure(`sending stopped: ${String(context.cancellationSignal.reason ?? 'cancelled')}`);
-            break;
-          }
-          try {
-            await sendOne(work.pending[next++]);
-          } catch (error) {
-            stop ??= error; // the ledger could not be written: this attempt ends, its retry resends from the ledger
-          }
-        }
-      };
-
-      // Heartbeats on a timer: a slow relay call must not look like a dead worker.
-      const beat = setInterval(() => context.heartbeat({ done: sent + failed, total: work.total }), HEARTBEAT_EVERY_MS);
       const ids = work.requests.map((r) => r._id);
-      const poll = setInterval(() => {
-        store.sendRequests.find({ _id: { $in: ids }, account, cancelledAt: { $exists: true } }).project<{ _id: string }>({ _id: 1 }).toArray()
-          .then((found) => found.forEach((r) => cancelled.add(r._id)), () => undefined);
-      }, CANCEL_POLL_MS);
-      try {
-        context.heartbeat({ done: sent, total: work.total });
-        await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, work.pending.length) }, sender));
-      } finally {
-        clearInterval(beat);
-        clearInterval(poll);
-      }
-      if (stop !== undefined) throw stop;
-      return { sent, failed, deferred: [...deferred] };
+      const tally = await sendMessages(senderDeps, {
+        account,
+        messages: work.pending,
+        // A request whose batch was cancelled gets its unsent messages dropped.
+        isDropped: (item) => cancelled.has(item.request._id),
+        beat: (done) => context.heartbeat({ done: before + done, total: work.total }),
+        poll: async () => {
+          const found = await store.sendRequests.find({ _id: { $in: ids }, account, cancelledAt: { $exists: true } }).project<{ _id: string }>({ _id: 1 }).toArray();
+          found.forEach((r) => cancelled.add(r._id));
+        },
+      });
+      return {
+        sent: before + tally.sent,
+        failed: work.missing.length + unbuilt + tally.failed + tally.dropped,
+        deferred: [...new Set(tally.deferred.map((item) => item.request._id))],
+      };
     },
 
     /** After retries ran out: every unsent message gets a soft bounce event, so none is silently lost. */

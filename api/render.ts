@@ -20,6 +20,7 @@ export const TRANSACTIONAL_TYPES: Record<ErrorCode, string> = {
   [ErrorCode.Unavailable]: 'service_unavailable',
   [ErrorCode.AccountRequired]: 'account_required',
   [ErrorCode.PasswordExpired]: 'password_expired',
+  [ErrorCode.InvalidRequest]: 'invalid_request',
 };
 
 /** A message's room for the reasons of invalid fields (a template's line and column, an attachment's format). */
@@ -44,12 +45,12 @@ export const renderTransactional: ErrorRenderer = (ctx, error) => {
 };
 
 /**
- * The account API (/v2) envelope: `{href, success, error: {status, type, userMessage, validationErrors?, data?}, data?}`.
+ * The account API (/v2) envelope: `{href, success, error: {status, type, userMessage, validationErrors?, moreInfo?, data?}, data?}`.
  * Error data (the accounts of ACCOUNT_REQUIRED) sits in `error.data`, as the spec says, and at
  * the top level too, where the original's clients read it.
  */
 export const renderAccount: ErrorRenderer = (ctx, error) => {
-  const { fields, data } = error.extra;
+  const { fields, data, moreInfo } = error.extra;
   respond(ctx, error, {
     href: ctx.path,
     success: false,
@@ -58,6 +59,7 @@ export const renderAccount: ErrorRenderer = (ctx, error) => {
       type: error.code,
       userMessage: error.message,
       ...(fields ? { validationErrors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.message])) } : {}),
+      ...(moreInfo !== undefined ? { moreInfo } : {}),
       ...(data !== undefined ? { data } : {}),
     },
     ...(data !== undefined ? { data } : {}),

@@ -21,11 +21,12 @@ export interface BenchStack {
   sink: CountingSink;
 }
 
-export async function startBenchStack(scenario: string, teardown: Teardown): Promise<BenchStack> {
+/** `storeFile`: the store on an H2 file (npm start's store) instead of memory, for data beyond the memory backend's 1 GB heap. */
+export async function startBenchStack(scenario: string, teardown: Teardown, options: { storeFile?: boolean } = {}): Promise<BenchStack> {
   const dir = teardown.tempDir(`herald-bench-${scenario}-`);
-  log(`${scenario}: starting the embedded store (memory) and Temporal (SQLite file)`);
+  log(`${scenario}: starting the embedded store (${options.storeFile ? 'H2 file' : 'memory'}) and Temporal (SQLite file)`);
   const [storeStart, temporalStart] = await Promise.allSettled([
-    startEmbeddedStore({ file: null, logFile: path.join(dir, 'store.log') }),
+    startEmbeddedStore({ file: options.storeFile ? path.join(dir, 'store.h2') : null, logFile: path.join(dir, 'store.log') }),
     startEmbeddedTemporal({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'temporal.log') }),
   ]);
   if (storeStart.status === 'fulfilled') teardown.defer('store', () => storeStart.value.stop());

@@ -1,6 +1,7 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
 import { quietTemporalRuntime } from '../worker';
+import { runCampaignSend } from './campaign-send';
 import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
@@ -34,6 +35,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'tracking-hits': () => runTrackingHits(),
   // Webhook events/s delivered from a stored backlog to a local receiver (250 requests/s cap held), beside the store's read rate; compared with tracking-hits when it ran.
   'webhook-delivery': (done) => runWebhookDelivery(done['tracking-hits']?.hits_per_s as number | undefined),
+  // A 100k-contact campaign launched end to end (worker in its own process) to a counting sink, beside prebuilt raw MIME of its own messages sent by nodemailer.
+  'campaign-send': () => runCampaignSend(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */

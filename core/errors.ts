@@ -19,6 +19,8 @@ export enum ErrorCode {
   AccountRequired = 'ACCOUNT_REQUIRED',
   /** Login with an expired password: repeat it with a newPassword. */
   PasswordExpired = 'PASSWORD_EXPIRED',
+  /** A campaign launch refused by its validation: `moreInfo` says where to read why. */
+  InvalidRequest = 'INVALID_REQUEST',
 }
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -36,6 +38,7 @@ export const STATUS: Record<ErrorCode, number> = {
   [ErrorCode.Unavailable]: 503,
   [ErrorCode.AccountRequired]: 409,
   [ErrorCode.PasswordExpired]: 401,
+  [ErrorCode.InvalidRequest]: 400,
 };
 
 /** The transactional API's validation codes (the spec's list). */
@@ -55,6 +58,8 @@ export class AppError extends Error {
       headers?: Record<string, string>;
       /** Data the client needs to repeat the request (the accounts of ACCOUNT_REQUIRED). */
       data?: unknown;
+      /** A URL that explains the error (a refused launch: its validation). */
+      moreInfo?: string;
     } = {},
   ) {
     super(message);
@@ -94,6 +99,7 @@ export const errors = {
   accountRequired: (accounts: string[]) => new AppError(ErrorCode.AccountRequired,
     'This email belongs to several accounts: repeat the login naming one of them in "account"', { data: accounts }),
   passwordExpired: () => new AppError(ErrorCode.PasswordExpired, 'The password has expired: repeat the login with a "newPassword"'),
+  invalidRequest: (message: string, moreInfo: string) => new AppError(ErrorCode.InvalidRequest, message, { moreInfo }),
   internal: () => new AppError(ErrorCode.Internal, 'Unexpected server error'),
   unavailable: (message = 'Service temporarily unavailable, please retry') => new AppError(ErrorCode.Unavailable, message),
 };

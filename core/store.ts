@@ -253,6 +253,8 @@ export interface CampaignLaunchDoc {
   snapshotTotal?: number;
   /** Resend rounds started (0: none; round n sends to the failed of the rounds before it). */
   rounds?: number;
+  /** The task of the latest resend round (CAMPAIGN_RESEND): one runs at a time. */
+  resendTaskId?: number;
 }
 
 /** A campaign (core/campaigns/). Options are stored under the spec's neutral keys. */

@@ -28,6 +28,11 @@ export interface NewTask {
   cancellable?: boolean;
   /** The campaign a CAMPAIGN_LAUNCH task sends: its workflow is named after it and searchable by it. */
   campaignId?: number;
+  /**
+   * Runs once the record is stored, before the workflow starts (a campaign records its launch's
+   * task there, so the workflow finds it). A throw removes the record and nothing starts.
+   */
+  beforeStart?: (task: TaskDoc) => Promise<void>;
 }
 
 /**
@@ -59,6 +64,7 @@ export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc
   };
   await deps.store.tasks.insertOne(doc);
   try {
+    await task.beforeStart?.(doc);
     await startTaskWorkflow(deps.temporal, deps.taskQueue, task.type, { account: task.account, taskId: id }, { workflowId: doc.workflowId, campaignId: task.campaignId });
   } catch (error) {
     await deps.store.tasks.deleteOne({ _id: doc._id, account: doc.account }).catch(() => undefined);

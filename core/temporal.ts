@@ -115,6 +115,17 @@ export async function requestWorkflowCancel(client: Client, workflowId: string):
   }
 }
 
+/** Signals a running workflow; false when it is not running (it ended, or never started). */
+export async function signalWorkflow(client: Client, workflowId: string, signal: string): Promise<boolean> {
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.getHandle(workflowId).signal(signal));
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
 /** True for errors of the Temporal service or of the connection to it (the caller answers 503). */
 export function isTemporalFault(error: unknown): boolean {
   return error instanceof ServiceError || isGrpcServiceError(error);

@@ -33,6 +33,8 @@ export const taskWorkflows = {
   CONTACT_IMPORT: 'ContactImport',
   CONTACT_EXPORT_TASK: 'ContactExport',
   CAMPAIGN_LAUNCH: 'CampaignLaunch',
+  /** A SENT campaign sent again to the recipients whose message failed: the same workflow, a later round. */
+  CAMPAIGN_RESEND: 'CampaignLaunch',
 } as const;
 export type TaskType = keyof typeof taskWorkflows;
 
@@ -123,3 +125,65 @@ export interface WebhookRetryInput { account: string; endpointId: number; retryI
 /** Signals of a CampaignLaunch workflow: pause stops taking pages until resume. */
 export const CAMPAIGN_PAUSE_SIGNAL = 'pause';
 export const CAMPAIGN_RESUME_SIGNAL = 'resume';
+
+/**
+ * How a CampaignLaunch works through its snapshot: the worker's settings (activities/campaigns.ts
+ * has the defaults; tests make pages small and deferral retries quick).
+ */
+export interface CampaignTuning {
+  /** Recipients per page activity. */
+  pageSize: number;
+  /** Page activities running at once. */
+  pagesInFlight: number;
+  /** A run continues as new after this many pages (or sooner, when Temporal suggests it). */
+  pagesPerRun: number;
+  /** Sends of a recipient the relay defers (4xx) before it is recorded as failed (a soft bounce). */
+  deferredSends: number;
+  /** The wait before a deferred recipient's second send; it doubles for each later one, up to 5 minutes. */
+  deferredFirstDelayMs: number;
+}
+
+/** What a CampaignLaunch's first activity finds: the campaign, the round, when to send. */
+export interface CampaignLaunchStart {
+  campaignId: number;
+  /** 0: the launch; n: resend round n (to the recipients whose message of an earlier round failed). */
+  round: number;
+  /** When sending starts (epoch ms): the campaign's launchDate; now for a resend. */
+  launchAt: number;
+  tuning: CampaignTuning;
+}
+
+/** Outcomes of a campaign's messages, as the pages counted them. */
+export interface CampaignSendCounts { sent: number; failed: number; dropped: number }
+
+/** A recipient the relay deferred (4xx): sent again from `dueAt` (workflow time, epoch ms). */
+export interface DeferredRecipient { seq: number; sends: number; dueAt: number }
+
+/** What a CampaignLaunch run carries into the next one (continueAsNew): the walk through its snapshot. */
+export interface CampaignLaunchState extends CampaignLaunchStart {
+  /** Recipients in the snapshot. */
+  total: number;
+  /** The snapshot seq the next page starts at: every recipient before it was sent (or is in `deferred`). */
+  next: number;
+  counts: CampaignSendCounts;
+  deferred: DeferredRecipient[];
+  /** Paused by a signal: no page starts until resumed. */
+  paused: boolean;
+}
+
+/** Input of the CampaignLaunch workflow (tasks CAMPAIGN_LAUNCH and CAMPAIGN_RESEND); a continued run carries its state. */
+export interface CampaignLaunchInput extends TaskWorkflowInput {
+  carried?: CampaignLaunchState;
+}
+
+/** The campaign a launch's activities work on. */
+export interface CampaignTaskInput extends TaskWorkflowInput { campaignId: number; round: number }
+
+/**
+ * One page of a campaign's snapshot: the recipients with seq in [from, to), or the listed `seqs`
+ * (deferred recipients sent again). `walked`: recipients before this page, for the task's progress.
+ */
+export interface CampaignPageInput extends CampaignTaskInput { from: number; to: number; seqs?: number[]; total: number; walked: number }
+
+/** What a page did; `deferred`: the seqs the relay deferred (no ledger row yet). */
+export interface CampaignPageResult extends CampaignSendCounts { deferred: number[] }

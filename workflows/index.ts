@@ -5,3 +5,4 @@ export { ContactExport } from './contact-export';
 export { ContactImport } from './contact-import';
 export { WebhookDelivery } from './webhook-delivery';
 export { WebhookSweep } from './webhook-sweep';
+export { CampaignLaunch } from './campaign-launch';

@@ -12,11 +12,14 @@ const { beginTask, finishTask } = proxyActivities<TaskActivities>({
 /**
  * The life of every task workflow: INITIALIZING, the work, then FINISHED with its result or
  * FAILED with the reason. A cancelled workflow (POST /tasks/{id}/cancel already wrote
- * CANCELLED) ends cancelled; a task cancelled while queued ends without working.
+ * CANCELLED) ends cancelled; a task cancelled while queued ends without working. A run continued
+ * as new passes `begun`: its task is under way already.
  */
-export async function runTask(input: TaskWorkflowInput, work: () => Promise<{ message: string; result: unknown }>): Promise<void> {
+export async function runTask(
+  input: TaskWorkflowInput, work: () => Promise<{ message: string; result: unknown }>, options: { begun?: boolean } = {},
+): Promise<void> {
   try {
-    await beginTask(input);
+    if (!options.begun) await beginTask(input);
     const { message, result } = await work();
     await finishTask({ ...input, state: 'FINISHED', message, result });
   } catch (error) {

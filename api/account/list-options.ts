@@ -10,6 +10,11 @@ export interface ListSpec {
   defaultLimit: number;
   /** Filter names and how each value is checked and converted (throw a message when invalid). */
   filters?: Record<string, (value: string) => unknown>;
+  /**
+   * Filters that take several values: `filter[x]=a,b`, `filter[x][]=a&filter[x][]=b` or the key
+   * repeated all reach the check as one comma-separated string.
+   */
+  multiValueFilters?: string[];
   /** Filters the original's clients also send without `filter[...]` (contacts: `state`). */
   unprefixedFilters?: string[];
   /** What each filter's value is, for the OpenAPI document. */
@@ -24,6 +29,8 @@ export interface ListOptions {
   filters: Record<string, unknown>;
   /** `q` as a MongoDB condition: an anchored, case-blind pattern where `*` matches anything; undefined when absent. */
   q?: { $regex: string; $options: 'i' };
+  /** `q` as given (searches that are no name pattern: a campaign's actions by email). */
+  qText?: string;
 }
 
 /** Enough for the original's clients, which ask for 1000 at once. */
@@ -78,6 +85,12 @@ export function parseListOptions(ctx: Context, spec: ListSpec): ListOptions {
     const check = spec.filters?.[name];
     if (!check) {
       bad(`filter[${name.slice(0, 50)}]`, `Unknown filter; known: ${Object.keys(spec.filters ?? {}).join(', ') || 'none'}`);
+    } else if (Array.isArray(value) && spec.multiValueFilters?.includes(name) && value.every((v) => typeof v === 'string')) {
+      try {
+        filters[name] = check(value.join(','));
+      } catch (error) {
+        bad(`filter[${name}]`, (error as Error).message);
+      }
     } else if (typeof value !== 'string') {
       bad(`filter[${name}]`, 'Must be a single value');
     } else {
@@ -95,6 +108,7 @@ export function parseListOptions(ctx: Context, spec: ListSpec): ListOptions {
   return {
     offset, limit, sortby: sortby!, sortdir: sortdir as 'asc' | 'desc', filters,
     q: typeof q === 'string' && q !== '' ? wildcardPattern(q) : undefined,
+    ...(typeof q === 'string' && q !== '' ? { qText: q } : {}),
   };
 }
 

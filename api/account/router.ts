@@ -5,6 +5,10 @@ import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { activityRoutes } from './activity';
 import { authenticate, requireOwnAccount } from './auth';
+import { campaignContentBodyRouter, campaignContentRoutes } from './campaign-contents';
+import { campaignLaunchRoutes } from './campaign-launch';
+import { campaignReportRoutes } from './campaign-reports';
+import { campaignRoutes } from './campaigns';
 import { contactExportRoutes } from './contact-export';
 import { contactImportRouter } from './contact-import';
 import { contactRoutes } from './contacts';
@@ -32,7 +36,8 @@ export interface AccountApiDeps {
  * The account REST API under /v2: login and logout, then everything under /v2/{account},
  * authenticated, limited to the credential's own account, with JSON or form bodies. The contacts
  * import routes come first, on a router of their own: they read bodies the others refuse (a
- * multipart file, JSON or form bodies with inline CSV beyond 1 MB).
+ * multipart file, JSON or form bodies with inline CSV beyond 1 MB); so do a campaign content's
+ * raw `.html` and `.txt` bodies.
  */
 export function accountRouters(deps: AccountApiDeps): Router[] {
   const scoped = new Router({ prefix: '/v2/:account' });
@@ -50,5 +55,9 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   taskRoutes(scoped, deps);
   activityRoutes(scoped, deps.store);
   webhookRoutes(scoped, deps);
-  return [loginRouter(deps.store), contactImportRouter(deps), scoped];
+  campaignRoutes(scoped, deps.store);
+  campaignContentRoutes(scoped, deps);
+  campaignLaunchRoutes(scoped, deps);
+  campaignReportRoutes(scoped, deps.store);
+  return [loginRouter(deps.store), contactImportRouter(deps), campaignContentBodyRouter(deps.store), scoped];
 }

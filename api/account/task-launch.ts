@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Principal } from '../../core/credentials';
+import type { Store } from '../../core/store';
 import type { TaskDeps } from '../../core/tasks';
 import { launchTask, type NewTask } from '../../core/tasks';
 import { findUser } from '../../core/users';
@@ -12,12 +13,13 @@ import { taskView } from './tasks';
  */
 export async function replyWithNewTask(ctx: Context, deps: TaskDeps, task: Omit<NewTask, 'account' | 'owner' | 'request'>): Promise<void> {
   const principal: Principal = ctx.state.principal;
-  const user = await findUser(deps.store, principal.account, principal.userId);
-  const launched = await launchTask(deps, {
-    ...task,
-    account: principal.account,
-    owner: { id: principal.userId, username: user?.username ?? principal.account },
-    request: ctx.path.replace(/^\/v2/, ''),
-  });
+  const launched = await launchTask(deps, { ...task, account: principal.account, ...await taskOrigin(ctx, deps.store) });
   reply(ctx, { status: 201, task: taskView(launched) });
+}
+
+/** Who starts a task (the requesting user: its owner, who may cancel it) and the path that asked, without /v2. */
+export async function taskOrigin(ctx: Context, store: Store): Promise<{ owner: { id: number; username: string }; request: string }> {
+  const principal: Principal = ctx.state.principal;
+  const user = await findUser(store, principal.account, principal.userId);
+  return { owner: { id: principal.userId, username: user?.username ?? principal.account }, request: ctx.path.replace(/^\/v2/, '') };
 }

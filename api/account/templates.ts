@@ -93,7 +93,7 @@ async function loadBody(store: Store, ctx: Context): Promise<TemplateDoc & { htm
  * A template's HTML served from the API's origin: kept from running there. `sandbox` gives the
  * document an origin of its own with scripts off; images, styles and fonts still load.
  */
-function sendDocument(ctx: Context, type: 'text/html' | 'text/plain', text: string) {
+export function sendDocument(ctx: Context, type: 'text/html' | 'text/plain', text: string) {
   ctx.status = 200;
   ctx.type = `${type}; charset=utf-8`;
   ctx.set('X-Content-Type-Options', 'nosniff');

@@ -84,8 +84,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The body as UTF-8 text, inflated if compressed, stopping as soon as it passes the limit. */
-async function readText(ctx: Context, limitBytes: number): Promise<string> {
+/** The body as UTF-8 text, inflated if compressed, stopping as soon as it passes the limit (raw bodies read it too). */
+export async function readText(ctx: Context, limitBytes: number): Promise<string> {
   try {
     return await coBody.text(ctx, { limit: limitBytes, encoding: 'utf8' });
   } catch (error) {

@@ -48,6 +48,7 @@ export const schemas: Record<string, object> = {
       type: { type: 'string', enum: Object.values(ErrorCode) },
       userMessage: { type: 'string' },
       validationErrors: { type: 'object', additionalProperties: { type: 'string' }, description: 'A message per invalid field (`recipients[0].to.email`, `filter[state]`).' },
+      moreInfo: { type: 'string', description: 'A URL explaining the error: on `INVALID_REQUEST` (a refused launch), the campaign\'s validation.' },
       data: { description: 'What a client needs to repeat the request: the accounts of `ACCOUNT_REQUIRED`.' },
     },
   },

@@ -71,6 +71,7 @@ function toOperation(operation: OperationSpec, components: Components): object {
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body ? { requestBody: requestBody(operation, operation.body, transactional, components) } : {}),
     ...(operation.upload ? { requestBody: uploadBody(operation.upload) } : {}),
+    ...(operation.rawBody ? { requestBody: { required: false, content: { [operation.rawBody.mediaType]: { schema: { type: 'string', description: operation.rawBody.description } } } } } : {}),
     responses: {
       [operation.status]: success(operation),
       ...Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, r]) => [status, answer(r.description, r.schema)])),
@@ -120,7 +121,7 @@ function errorStatuses(operation: OperationSpec): number[] {
   const statuses = new Set(operation.errors);
   if (operation.auth !== 'none') statuses.add(401);
   if (operation.auth === 'account') statuses.add(403); // another account's path, or a missing permission
-  if (operation.body || operation.upload) [400, 413, 415].forEach((s) => statuses.add(s));
+  if (operation.body || operation.upload || operation.rawBody) [400, 413, 415].forEach((s) => statuses.add(s));
   if (operation.listing || operation.query) statuses.add(400);
   if (pathParameters(operation.path).some((p) => p.name !== 'account')) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);

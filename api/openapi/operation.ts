@@ -31,6 +31,8 @@ export interface OperationSpec {
   bodyTypes?: BodyType[];
   /** A file upload instead of a body: `multipart/form-data` with the file in the part `field`. */
   upload?: { field: string; mediaType: string };
+  /** A raw document as the body (a campaign content's `.html`): read as it is, of this media type only. */
+  rawBody?: { mediaType: string; description: string };
   /** A listing: its query parameters come from the resource's ListSpec; `q` says what `q` matches. */
   listing?: { spec: ListSpec; q: string };
   /** Query parameters of its own (a listing's come from its ListSpec); a query is checked, so 400 is among its answers. */

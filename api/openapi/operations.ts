@@ -2,6 +2,10 @@
 // the app is added here too: test/integration/openapi.test.ts fails on a route left out.
 import { accountInfoOperations } from '../account/account-info';
 import { activityOperations } from '../account/activity';
+import { campaignContentOperations } from '../account/campaign-contents';
+import { campaignLaunchOperations } from '../account/campaign-launch';
+import { campaignReportOperations } from '../account/campaign-reports';
+import { campaignOperations } from '../account/campaigns';
 import { contactExportOperations } from '../account/contact-export';
 import { contactImportOperations } from '../account/contact-import';
 import { contactOperations } from '../account/contacts';
@@ -43,6 +47,10 @@ export const operations: OperationSpec[] = [
   ...taskOperations,
   ...activityOperations,
   ...webhookOperations,
+  ...campaignOperations,
+  ...campaignContentOperations,
+  ...campaignLaunchOperations,
+  ...campaignReportOperations,
   ...optinOperations,
   ...trackingOperations,
 ];

@@ -14,6 +14,7 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   keyId: id('API key'),
   listId: id('list'),
   memberId: id('list or interest'),
+  contentId: id('campaign content'),
   ref: { schema: { type: 'string' }, description: 'The contact\'s id, or its email address.' },
   fileName: { schema: { type: 'string', pattern: FILE_NAME.source }, description: 'The file\'s name, as its task\'s `parameters.fileName` gives it.' },
   templatePath: { schema: { type: 'string', pattern: '^\\d+(/\\d+)?$' }, description: 'A template\'s or folder\'s id without its leading slash (`12`, or `3/12` inside the folder `/3`): it may span two path segments.' },

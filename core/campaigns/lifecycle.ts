@@ -1,41 +1,193 @@
-// OWNED BY HELPER B (workflow + sending). Stub signatures fixed by the lead; replace the bodies.
 // A campaign's launch and what changes it while it runs: launch (a CAMPAIGN_LAUNCH task and its
-// CampaignLaunch workflow), stop, pause, resume, cancel, and resend to the recipients whose send failed.
-import type { CampaignDoc, TaskDoc } from '../store';
-import type { TaskDeps } from '../tasks';
+// CampaignLaunch workflow), stop, pause, resume, cancel, and resend to the recipients whose send
+// failed. Each change is one conditional write on the campaign (its state decides, so two
+// concurrent requests cannot both win); the workflow is told afterwards, and every write the
+// workflow makes is conditional on the campaign still being its launch's (launch.taskId).
+import { errors } from '../errors';
+import type { CampaignDoc, CampaignState, Store, TaskDoc } from '../store';
+import { ACTIVE_STATES, findTask, launchTask, updateActiveTask, type TaskDeps } from '../tasks';
+import { isTemporalFault, requestWorkflowCancel, signalWorkflow } from '../temporal';
+import { CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL } from '../workflow-contracts';
+import { LAUNCHED_STATES } from './model';
 
 /** Who starts a launch or a resend, and the path that asked (the task's owner and request). */
 export interface LaunchRequest { owner: { id: number; username: string }; request: string }
+
+const STOPPABLE: readonly CampaignState[] = ['SCHEDULED', 'PENDING_APPROVAL'];
+
+const byId = (campaign: CampaignDoc) => ({ _id: campaign._id, account: campaign.account });
 
 /**
  * DRAFT → SCHEDULED (launchDate: the given instant, or now), then the task (QUEUED) and its
  * workflow. The caller validated the campaign. A campaign no longer DRAFT (a concurrent launch)
  * → 400; when the start fails the campaign is DRAFT again.
  */
-export async function launchCampaign(_deps: TaskDeps, _campaign: CampaignDoc, _launch: LaunchRequest & { launchDate: Date | null }): Promise<TaskDoc> {
-  throw new Error('not implemented yet');
+export async function launchCampaign(deps: TaskDeps, campaign: CampaignDoc, launch: LaunchRequest & { launchDate: Date | null }): Promise<TaskDoc> {
+  const { store } = deps;
+  const launchDate = launch.launchDate ?? new Date();
+  const scheduled = await store.campaigns.findOneAndUpdate(
+    { ...byId(campaign), state: 'DRAFT' },
+    { $set: { state: 'SCHEDULED', launchDate, lastModified: new Date() } },
+    { returnDocument: 'after' },
+  );
+  if (!scheduled) throw await refused(store, campaign, 'launched');
+  try {
+    return await launchTask(deps, {
+      account: campaign.account,
+      type: 'CAMPAIGN_LAUNCH',
+      name: `Launch of campaign ${campaign.name}`,
+      owner: launch.owner,
+      request: launch.request,
+      parameters: { campaignId: campaign.id, launchDate: launchDate.toISOString() },
+      campaignId: campaign.id,
+      cancellable: true,
+      // The launch is on the campaign before its workflow starts: the workflow acts only on a campaign that names its task.
+      beforeStart: async (task) => {
+        await store.campaigns.updateOne(
+          { ...byId(campaign), state: 'SCHEDULED' },
+          { $set: { launch: { taskId: task.id, workflowId: task.workflowId, paused: false, rounds: 0 } } },
+        );
+      },
+    });
+  } catch (error) {
+    // Nothing started: back to the draft it was.
+    await store.campaigns.updateOne(
+      { ...byId(campaign), state: 'SCHEDULED' },
+      campaign.launch
+        ? { $set: { state: 'DRAFT', launchDate: campaign.launchDate, launch: campaign.launch, lastModified: new Date() } }
+        : { $set: { state: 'DRAFT', launchDate: campaign.launchDate, lastModified: new Date() }, $unset: { launch: '' } },
+    );
+    throw error;
+  }
 }
 
 /** SCHEDULED or PENDING_APPROVAL → DRAFT: the launch's workflow is cancelled, nothing was sent. */
-export async function stopCampaign(_deps: TaskDeps, _campaign: CampaignDoc): Promise<CampaignDoc> {
-  throw new Error('not implemented yet');
+export async function stopCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<CampaignDoc> {
+  const stopped = await deps.store.campaigns.findOneAndUpdate(
+    { ...byId(campaign), state: { $in: [...STOPPABLE] } },
+    { $set: { state: 'DRAFT', lastModified: new Date() } },
+    { returnDocument: 'after' },
+  );
+  if (!stopped) throw await refused(deps.store, campaign, 'stopped');
+  await endLaunchTask(deps, stopped, 'Stopped: the campaign is a draft again');
+  return stopped;
 }
 
 /** SCHEDULED, PENDING_APPROVAL or SENDING → CANCELLED at once; its task CANCELLED, its workflow cancelled: nothing more is sent. */
-export async function cancelCampaign(_deps: TaskDeps, _campaign: CampaignDoc): Promise<CampaignDoc> {
-  throw new Error('not implemented yet');
+export async function cancelCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<CampaignDoc> {
+  const cancelled = await deps.store.campaigns.findOneAndUpdate(
+    { ...byId(campaign), state: { $in: [...LAUNCHED_STATES] } },
+    { $set: { state: 'CANCELLED', lastModified: new Date() } },
+    { returnDocument: 'after' },
+  );
+  if (!cancelled) throw await refused(deps.store, campaign, 'cancelled');
+  await endLaunchTask(deps, cancelled, 'Cancelled with its campaign');
+  return cancelled;
 }
 
-/** A launch under way stops taking pages (launch.paused true) until resumed. */
-export async function pauseCampaign(_deps: TaskDeps, _campaign: CampaignDoc): Promise<CampaignDoc> {
-  throw new Error('not implemented yet');
+/**
+ * A launch under way stops taking pages (launch.paused true) until resumed: the page in flight
+ * finishes, no other starts. A scheduled campaign paused at its launchDate waits, still SCHEDULED.
+ * Pausing a paused campaign changes nothing.
+ */
+export function pauseCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<CampaignDoc> {
+  return setPaused(deps, campaign, true);
 }
 
-export async function resumeCampaign(_deps: TaskDeps, _campaign: CampaignDoc): Promise<CampaignDoc> {
-  throw new Error('not implemented yet');
+/** A paused launch takes pages again, from where it stopped. */
+export function resumeCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<CampaignDoc> {
+  return setPaused(deps, campaign, false);
 }
 
-/** A SENT campaign: a new round to the recipients whose message failed (soft bounce or gave up), as a task. */
-export async function resendFailed(_deps: TaskDeps, _campaign: CampaignDoc, _request: LaunchRequest): Promise<TaskDoc> {
-  throw new Error('not implemented yet');
+/**
+ * A SENT campaign: round n (a CAMPAIGN_RESEND task) sends to the snapshot's recipients whose
+ * latest message failed (a hard or soft bounce, or given up after deferrals; not a dropped one),
+ * each with a new mail_id (campaignMailId of round n). One round at a time.
+ */
+export async function resendFailed(deps: TaskDeps, campaign: CampaignDoc, request: LaunchRequest): Promise<TaskDoc> {
+  const { store } = deps;
+  const current = await store.campaigns.findOne(byId(campaign));
+  if (!current || current.state !== 'SENT' || !current.launch) throw errors.badRequest(`A campaign in state ${current?.state ?? campaign.state} cannot be sent again; only a SENT one`);
+  const { launch } = current;
+  if (launch.resendTaskId !== undefined) {
+    const running = await findTask(store, campaign.account, launch.resendTaskId);
+    if (running && ACTIVE_STATES.includes(running.state)) throw errors.badRequest(`A resend of this campaign is under way (task ${running.id})`);
+  }
+  const rounds = launch.rounds ?? 0;
+  const round = rounds + 1;
+  // Claims the round: of two concurrent resends, one finds the count changed.
+  const claimed = await store.campaigns.findOneAndUpdate(
+    { ...byId(campaign), state: 'SENT', 'launch.rounds': rounds === 0 ? { $in: [0, null] } : rounds },
+    { $set: { 'launch.rounds': round } },
+  );
+  if (!claimed) throw errors.badRequest('A resend of this campaign is under way');
+  try {
+    return await launchTask(deps, {
+      account: campaign.account,
+      type: 'CAMPAIGN_RESEND',
+      name: `Resend of campaign ${campaign.name} to failed recipients (round ${round})`,
+      owner: request.owner,
+      request: request.request,
+      parameters: { campaignId: campaign.id, round },
+      campaignId: campaign.id,
+      cancellable: true,
+      beforeStart: async (task) => {
+        await store.campaigns.updateOne({ ...byId(campaign), 'launch.rounds': round }, { $set: { 'launch.resendTaskId': task.id } });
+      },
+    });
+  } catch (error) {
+    await store.campaigns.updateOne(
+      { ...byId(campaign), 'launch.rounds': round },
+      launch.resendTaskId === undefined
+        ? { $set: { 'launch.rounds': rounds }, $unset: { 'launch.resendTaskId': '' } }
+        : { $set: { 'launch.rounds': rounds, 'launch.resendTaskId': launch.resendTaskId } },
+    );
+    throw error;
+  }
+}
+
+async function setPaused(deps: TaskDeps, campaign: CampaignDoc, paused: boolean): Promise<CampaignDoc> {
+  const { store } = deps;
+  const changed = await store.campaigns.findOneAndUpdate(
+    { ...byId(campaign), state: { $in: [...LAUNCHED_STATES] }, 'launch.paused': !paused },
+    { $set: { 'launch.paused': paused, lastModified: new Date() } },
+    { returnDocument: 'after' },
+  );
+  if (!changed) {
+    const current = await store.campaigns.findOne(byId(campaign));
+    if (current && LAUNCHED_STATES.includes(current.state) && current.launch?.paused === paused) return current; // already so
+    throw errors.badRequest(`A campaign in state ${current?.state ?? campaign.state} cannot be ${paused ? 'paused' : 'resumed'}`);
+  }
+  try {
+    // A workflow that is not running has nothing to pause: its campaign is past sending.
+    await signalWorkflow(deps.temporal, changed.launch!.workflowId, paused ? CAMPAIGN_PAUSE_SIGNAL : CAMPAIGN_RESUME_SIGNAL);
+  } catch (error) {
+    // The workflow was not told: the campaign says what the workflow does.
+    await store.campaigns.updateOne({ ...byId(campaign), 'launch.paused': paused }, { $set: { 'launch.paused': !paused } });
+    throw error;
+  }
+  return changed;
+}
+
+/**
+ * The launch's task CANCELLED (when still active) and its workflow asked to stop. The campaign
+ * is already out of its launched state, which stops the workflow's next page on its own: a
+ * Temporal outage here delays the workflow's end, it does not let it send.
+ */
+async function endLaunchTask(deps: TaskDeps, campaign: CampaignDoc, message: string): Promise<void> {
+  if (!campaign.launch) return;
+  await updateActiveTask(deps.store, campaign.account, campaign.launch.taskId, { state: 'CANCELLED', end: new Date(), message, eta: -1 });
+  try {
+    await requestWorkflowCancel(deps.temporal, campaign.launch.workflowId);
+  } catch (error) {
+    if (!isTemporalFault(error)) throw error;
+  }
+}
+
+/** 400 naming the state that refuses the change (read again: a concurrent change may be why). */
+async function refused(store: Store, campaign: CampaignDoc, change: string) {
+  const current = await store.campaigns.findOne(byId(campaign), { projection: { state: 1 } });
+  return current
+    ? errors.badRequest(`A campaign in state ${current.state} cannot be ${change}`)
+    : errors.notFound(`Campaign ${campaign.id} not found`);
 }

@@ -1,9 +1,20 @@
-// OWNED BY HELPER C (content rendering). Stub signatures fixed by the lead; replace the bodies.
-// A campaign's content made into messages, the way core/transactional/plan.ts does it for a
-// send request: templates compiled and the MIME composed once per campaign, each recipient's
-// copy rendered from its snapshot row.
-import type { CampaignContentDoc, CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../store';
-import type { PlanContext, PlannedMessage } from '../transactional/plan';
+// A campaign's content made into messages, the way core/transactional/plan.ts does it for a send
+// request, with the same machinery: the content is a send body (./layout.ts: header and footer, tracking
+// options), its templates compiled once by the transactional renderer (its cache is by source, so
+// every plan of a campaign, every page of its launch, shares one compilation) and the MIME
+// composed once per plan (core/sending/mime-splice.ts); each recipient's copy is rendered from
+// its snapshot row when the sender asks for its bytes, with the message's own signed links.
+import { buildSkeleton } from '../sending/mime-splice';
+import type { CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../store';
+import { compiledTemplate } from '../transactional/dialect';
+import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../transactional/personalise';
+import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../transactional/plan';
+import type { Recipient, SendRequestBody } from '../transactional/request';
+import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
+import { contactModel, displayName, fieldNamesOf } from './contact-model';
+import { CAMPAIGN_MAIL_TYPE, campaignBatchId, campaignMailId, campaignRequestId } from './model';
+
+export { hasUnsubscribeLink } from './layout';
 
 export interface CampaignPlan {
   /** The envelope sender's address (DKIM signs for its domain). */
@@ -11,12 +22,97 @@ export interface CampaignPlan {
   message(recipient: CampaignRecipientDoc): PlannedMessage;
 }
 
-/** The campaign's content planned for round `round` (0: the launch; n: resend round n). `fields`: the account's custom fields. */
-export async function planCampaign(_campaign: CampaignDoc, _fields: FieldDoc[], _context: PlanContext, _round = 0): Promise<CampaignPlan> {
-  throw new Error('not implemented yet');
+/**
+ * Each recipient of the campaign as a send body's recipients[] element: addressed to the row's
+ * email and name, its model `contact` (./contact-model.ts) and `campaign` (the layout's texts).
+ */
+export function campaignRecipients(campaign: CampaignDoc, fields: readonly FieldDoc[], body: SendRequestBody): (row: CampaignRecipientDoc) => Recipient {
+  const names = fieldNamesOf(fields);
+  const content = sendableContent(campaign);
+  // The forward link's subject is the recipient's own (it may be personalised): rendered only when shown.
+  const subject = hasForwardLink(campaign.options) ? compiledTemplate(body.subject, { escape: 'none', singleLine: true }) : undefined;
+  return (row) => {
+    const contact = contactModel(row, names);
+    const name = displayName(row);
+    return {
+      to: name ? { email: row.email, name } : { email: row.email },
+      substitutions: { contact, campaign: campaignModel(content, subject ? subject.render({ contact }) : '') },
+    };
+  };
 }
 
-/** Whether the message will carry an unsubscribe link: the footer (USE_FOOTER not `0`) or `${urls.unsubscribe}` in the body. */
-export function hasUnsubscribeLink(_content: CampaignContentDoc, _options: Record<string, string>): boolean {
-  throw new Error('not implemented yet');
+/** The identity a copy's tracking tokens sign: the campaign's request id of the round, the row's seq as the index. */
+function identityOf(campaign: CampaignDoc, round: number, row: CampaignRecipientDoc): MessageIdentity {
+  return {
+    account: campaign.account,
+    requestId: campaignRequestId(campaign.id, round),
+    index: row.seq,
+    mailId: campaignMailId(campaign.id, row.seq, round),
+    batchId: campaignBatchId(campaign.account, campaign.id),
+    email: row.email,
+  };
+}
+
+/**
+ * The campaign's copies, compiled once: the function renders one recipient's. `pixel` false leaves
+ * the open pixel out (the online version: a view is not an open).
+ */
+export function campaignCopies(
+  campaign: CampaignDoc, fields: readonly FieldDoc[], links: LinkContext, round = 0, pixel = true,
+): { body: SendRequestBody; copy(row: CampaignRecipientDoc): { recipient: Recipient; identity: MessageIdentity; copy: Personalised } } {
+  const body = campaignSendBody(campaign);
+  if (!pixel) body.tracking = { ...body.tracking, open: { enable: false } };
+  const render = contentRenderer(body, links);
+  const recipientOf = campaignRecipients(campaign, fields, body);
+  return {
+    body,
+    copy(row) {
+      const recipient = recipientOf(row);
+      const identity = identityOf(campaign, round, row);
+      return { recipient, identity, copy: render(recipient, identity) };
+    },
+  };
+}
+
+/** The campaign's content planned for round `round` (0: the launch; n: resend round n). `fields`: the account's custom fields. */
+export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], context: PlanContext, round = 0): Promise<CampaignPlan> {
+  const { mtaHost, links } = context;
+  const copies = campaignCopies(campaign, fields, links, round);
+  const { body } = copies;
+  const skeleton = await buildSkeleton({
+    from: formatAddress(body.from),
+    replyTo: body.reply_to && formatAddress(body.reply_to),
+    hasHtml: true,
+    hasText: body.content.text !== undefined,
+  });
+  const requestId = campaignRequestId(campaign.id, round);
+  const batchId = campaignBatchId(campaign.account, campaign.id);
+  return {
+    sender: body.from.email,
+    message(row) {
+      const mailId = campaignMailId(campaign.id, row.seq, round);
+      const email = row.email;
+      return {
+        mailId,
+        requestId,
+        email,
+        copiesTo: [],
+        subject: {
+          account: campaign.account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: new Date(),
+          tags: campaign.tags, custom_args: {}, mta: mtaHost, mail_type: CAMPAIGN_MAIL_TYPE,
+        },
+        raw() {
+          const { recipient, copy } = copies.copy(row);
+          return skeleton.build({
+            to: formatAddress(recipient.to),
+            subject: copy.subject,
+            messageId: messageIdOf(mailId, mtaHost),
+            html: copy.html,
+            text: copy.text,
+            headers: listUnsubscribeOf(copy.tokens),
+          });
+        },
+      };
+    },
+  };
 }

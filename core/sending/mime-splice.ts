@@ -133,8 +133,8 @@ const ENCODING_HEADER = 'Content-Transfer-Encoding: base64';
  * smaller than in base64. Anything else goes base64.
  */
 function isSevenBit(text: string): boolean {
-  // eslint-disable-next-line no-control-regex -- NUL is exactly what 7bit may not carry
-  if (/[^\x01-\x7f]/.test(text)) return false;
+  // ASCII: as many UTF-8 bytes as UTF-16 units (a native count, several times faster than a regex over 30 KB); NUL is what 7bit may not carry.
+  if (Buffer.byteLength(text) !== text.length || text.includes('\0')) return false;
   for (let start = 0; ;) {
     const end = text.indexOf('\n', start);
     if ((end < 0 ? text.length : end) - start > 997) return false;
@@ -143,9 +143,15 @@ function isSevenBit(text: string): boolean {
   }
 }
 
+/**
+ * One node's header encoder for every header: MimeNode.encodeHeaderValue makes a node per call,
+ * and a node draws random bytes for its boundary (~15 µs a header line, for nothing).
+ */
+const HEADER_ENCODER = new MimeNode(false);
+
 /** One header as nodemailer writes it: the value encoded (address lists, non-ASCII words), the line folded. */
 function headerLine(name: string, value: MailAddress | MailAddress[] | string): string {
-  return foldLines(`${name}: ${MimeNode.encodeHeaderValue(name, value as never)}`, 76);
+  return foldLines(`${name}: ${HEADER_ENCODER.encodeHeaderValue(name, value as never)}`, 76);
 }
 
 /** Base64 in lines of 76 characters, as MIME wants it. */

@@ -9,6 +9,8 @@ import { readHttpBody, readSmtpSubmission } from '../transactional/request';
 import { MessageTokens, trackedHtmlRenderer } from '../transactional/tracking-rewrite';
 import type { MessageIdentity, MessageRef } from '../transactional/tracking-token';
 import { mailIdOf } from '../transactional/plan';
+import { parseCampaignRequestId } from '../campaigns/model';
+import { campaignOnlineVersion } from '../campaigns/online-version';
 
 export type OnlineVersion = { type: 'html' | 'text'; body: string };
 
@@ -16,6 +18,9 @@ const NO_PIXEL = { open: { enable: false } };
 
 /** The message's content as its recipient got it; undefined when the request or its recipient is not stored. */
 export async function onlineVersion(store: Store, links: LinkContext, ref: MessageRef): Promise<OnlineVersion | undefined> {
+  // A campaign's message: from the campaign and its recipient snapshot (core/campaigns/online-version.ts).
+  const campaign = parseCampaignRequestId(ref.requestId);
+  if (campaign) return campaignOnlineVersion(store, links, ref, campaign);
   const request = await store.sendRequests.findOne({ _id: ref.requestId, account: ref.account });
   return request ? render(request, links, ref) : undefined;
 }

@@ -174,7 +174,7 @@ const LIST_UNSUBSCRIBE = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
  * The unsubscribe headers of every message but Herald's own opt-in confirmation: the message's
  * unsubscribe link (RFC 2369) and RFC 8058 one-click, a POST of `List-Unsubscribe=One-Click` to it.
  */
-function listUnsubscribeOf(tokens: MessageTokens): Record<string, string> {
+export function listUnsubscribeOf(tokens: MessageTokens): Record<string, string> {
   return { 'List-Unsubscribe': `<${tokens.url('u')}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
 
@@ -193,6 +193,6 @@ function attachmentsOf(attachments: SmtpAttachment[] | undefined): SendMailOptio
   }));
 }
 
-function formatAddress(address: Address): string | { name: string; address: string } {
+export function formatAddress(address: Address): string | { name: string; address: string } {
   return address.name ? { name: address.name, address: address.email } : address.email;
 }

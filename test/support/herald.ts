@@ -8,6 +8,7 @@ import { createLogger } from '../../core/logger';
 import { newId } from '../../core/ids';
 import { connectServices, type Services } from '../../core/services';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
+import type { CampaignTuning } from '../../core/workflow-contracts';
 import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
 import { createSmtpServer } from '../../smtp/server';
 import { createHeraldWorker, quietTemporalRuntime } from '../../worker';
@@ -26,9 +27,12 @@ export interface TestHerald {
  * `options` shape the relay (test/support/smtp-sink.ts): the object itself is the sink's, so a
  * test may change its lists and flags while Herald runs. `relayAuth`: the worker logs in to it.
  * `webhookTuning`: batching and polling of webhook delivery. Webhook URLs on 127.0.0.1 are allowed
- * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise.
+ * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise. `campaignTuning`: page
+ * size and deferral retries of campaign launches.
  */
-export async function startTestHerald(options: SinkOptions & { relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning> } = {}): Promise<TestHerald> {
+export async function startTestHerald(
+  options: SinkOptions & { relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning> } = {},
+): Promise<TestHerald> {
   installQuietRuntime();
   const database = `herald_test_${newId().slice(0, 10)}`;
   // Own database and task queue: test files run in parallel against one Temporal and store.
@@ -44,6 +48,7 @@ export async function startTestHerald(options: SinkOptions & { relayAuth?: boole
   const { worker, close } = await createHeraldWorker({
     store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url, mtaHost: 'herald.test', publicUrl: config.publicUrl,
     bounceDomain: config.bounceDomain, webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: options.webhookTuning,
+    campaignTuning: options.campaignTuning,
   });
   const running = worker.run();
   const api = createApiServer({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate });

@@ -1,0 +1,199 @@
+// The send engine's per-message loop, shared by every sender (transactional requests, campaign
+// pages): suppression (a dropped event), the relay send with DKIM and the VERP return path, the
+// relay's answers (sent, hard bounce, deferred, relay trouble), the ledger row of each outcome
+// (grouped writes: core/sending/ledger.ts), heartbeats and cancellation. Messages go out
+// concurrently over the pooled relay transport, and each outcome is in the ledger before its
+// sender takes the next message, so at most SEND_CONCURRENCY messages are between the relay's
+// answer and the ledger at any moment: what a crash can make a resend send twice, each time with
+// the same Message-ID.
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { ObjectId } from 'mongodb';
+import { returnPathOf } from '../core/bounces/return-path';
+import { dkimSigningFor } from '../core/dkim';
+import { buildEvent, recordEvents } from '../core/events';
+import { LedgerWriter } from '../core/sending/ledger';
+import type { EventDoc, MessageDoc, Store } from '../core/store';
+import { suppress, suppressedAmong } from '../core/suppressions';
+import { trackingSecret } from '../core/tracking-secret';
+import { messageIdOf, type PlannedMessage } from '../core/transactional/plan';
+import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../core/transport';
+
+/** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
+export const SEND_CONCURRENCY = 50;
+/** How often a sending attempt tells Temporal it is alive, whatever a single relay call takes. */
+const HEARTBEAT_EVERY_MS = 2000;
+/** How often a sending attempt looks in the store for a cancellation (its `poll`). */
+const POLL_EVERY_MS = 1000;
+
+export interface MessageSenderDeps {
+  store: Store;
+  transport: RelaySender;
+  /** Host name in Message-IDs and the events' `mta` field. */
+  mtaHost: string;
+  /** The domain of each message's return path. */
+  bounceDomain: string;
+}
+
+/** One message to send, with the envelope sender whose domain DKIM signs for. */
+export interface OutgoingMessage {
+  message: PlannedMessage;
+  sender: string;
+  /** Sent whatever the suppression list says (Herald's own opt-in confirmation). */
+  ignoreSuppression?: boolean;
+}
+
+/** What a sender asks of the loop besides the messages, all optional but `beat`. */
+export interface SendRun<T extends OutgoingMessage> {
+  account: string;
+  messages: T[];
+  /** True: this message is dropped (`cancelled`) instead of sent (its transactional batch was cancelled). */
+  isDropped?(item: T): boolean;
+  /** True: take no more messages (what is left stays unsent, with no ledger row): a stopped campaign. */
+  isHalted?(): boolean;
+  /** Called at the start and every 2 s with the count of outcomes so far: heartbeats, task progress. A throw ends the attempt. */
+  beat(done: number): void | Promise<void>;
+  /** Called every second while sending: looks in the store for a cancellation (its answer feeds isDropped/isHalted). */
+  poll?(): Promise<void>;
+}
+
+/** What the loop did: counts of outcomes, and the messages the relay deferred (4xx: no row, to be sent again). */
+export interface SendTally<T> { sent: number; failed: number; dropped: number; deferred: T[]; halted: boolean }
+
+/** A ledger row: the message's outcome with its event. */
+export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc, mtaHost: string): MessageDoc {
+  return {
+    _id: message.mailId,
+    account: message.subject.account,
+    requestId: message.requestId,
+    email: message.email,
+    messageId: messageIdOf(message.mailId, mtaHost),
+    status,
+    relayResponse,
+    sentAt: new Date(event.timestamp),
+    event,
+  };
+}
+
+/**
+ * On a retry, events of messages the ledger already has may be missing (a crash between the
+ * two writes): stored again. Known track_ids are skipped; fresh _ids keep the cursor order.
+ */
+export function recordLedgerEvents(store: Store, events: EventDoc[]): Promise<number> {
+  return recordEvents(store, events.map((event) => ({ ...event, _id: new ObjectId() })));
+}
+
+/**
+ * Sends the messages (none of which the ledger shows as done), SEND_CONCURRENCY at a time. A
+ * recipient the relay defers (4xx) is returned in `deferred` while the others go on; the relay's
+ * own trouble (connection, authentication) or a ledger write that failed ends the attempt with
+ * that error once the messages in flight are recorded, to be retried. The loop stops taking
+ * messages once the activity is cancelled (then it throws CancelledFailure) or `isHalted` says so.
+ */
+export async function sendMessages<T extends OutgoingMessage>(deps: MessageSenderDeps, run: SendRun<T>): Promise<SendTally<T>> {
+  const { store, transport, mtaHost, bounceDomain } = deps;
+  const context = Context.current();
+  const { account, messages } = run;
+  const ledger = new LedgerWriter(store);
+  const tally: SendTally<T> = { sent: 0, failed: 0, dropped: 0, deferred: [], halted: false };
+  // Addresses on the suppression list get no mail: one look-up for the whole attempt.
+  const checked = messages.filter((item) => !item.ignoreSuppression);
+  const suppressed = await suppressedAmong(store, account, checked.flatMap(({ message }) => [message.email, ...message.copiesTo]));
+  const isSuppressed = (item: T, email: string) => !item.ignoreSuppression && suppressed.has(email.toLowerCase());
+  const signing = new Map<string, Promise<RelayMessage['dkim']>>();
+  const dkimFor = (sender: string) => {
+    if (!signing.has(sender)) signing.set(sender, dkimSigningFor(store, account, sender));
+    return signing.get(sender)!;
+  };
+  const returnPathKey = await trackingSecret(store); // signs each message's return path
+  const record = (message: PlannedMessage, status: MessageDoc['status'], response: string, event: EventDoc) => (
+    ledger.record(ledgerRow(message, status, response, event, mtaHost))
+  );
+
+  let stop: unknown;
+  let next = 0;
+  const sendOne = async (item: T) => {
+    const { message } = item;
+    const at = new Date();
+    message.subject.sent_timestamp = at;
+    if (run.isDropped?.(item)) {
+      await record(message, 'dropped', 'cancelled', buildEvent('track.mail.dropped', message.subject, at, 'cancelled'));
+      tally.dropped += 1;
+      return;
+    }
+    if (isSuppressed(item, message.email)) {
+      await record(message, 'dropped', 'suppressed', buildEvent('track.mail.dropped', message.subject, at, 'suppressed'));
+      tally.dropped += 1;
+      return;
+    }
+    // A suppressed cc or bcc only leaves the envelope: the copy still shows whom it was addressed to.
+    const to = [message.email, ...message.copiesTo.filter((email) => !isSuppressed(item, email))];
+    let response: string;
+    try {
+      // The envelope sender is the message's own return path, so its bounces name it
+      // (core/bounces); DKIM still signs for the sender's domain.
+      const from = returnPathOf(message.mailId, returnPathKey, bounceDomain);
+      const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(item.sender) });
+      response = String(info.response ?? '');
+    } catch (error) {
+      const failure = classifyRelayFailure(error);
+      if (failure === 'relay') {
+        context.log.warn('relay trouble: the attempt ends and is retried', { requestId: message.requestId, error: (error as Error).message });
+        stop ??= error;
+        return;
+      }
+      if (failure === 'deferred') {
+        tally.deferred.push(item);
+        return;
+      }
+      const reason = (error as Error).message;
+      const bounce = buildEvent('track.mail.bounced', message.subject, at, 'relay-rejected', {
+        bounce_type: 'hard',
+        message: reason.split('\n').slice(0, 3).join('\n'),
+      });
+      await record(message, 'failed', reason, bounce);
+      await suppress(store, account, message.email, 'bounced'); // no more mail to an address that does not exist
+      tally.failed += 1;
+      return;
+    }
+    await record(message, 'sent', response, buildEvent('track.mail.sent', message.subject, at, 'sent'));
+    tally.sent += 1;
+  };
+  const sender = async () => {
+    while (stop === undefined && next < messages.length) {
+      if (context.cancellationSignal.aborted) {
+        stop = new CancelledFailure(`sending stopped: ${String(context.cancellationSignal.reason ?? 'cancelled')}`);
+        break;
+      }
+      if (run.isHalted?.()) {
+        tally.halted = true;
+        break;
+      }
+      try {
+        await sendOne(messages[next++]);
+      } catch (error) {
+        stop ??= error; // the ledger could not be written: this attempt ends, its retry resends from the ledger
+      }
+    }
+  };
+
+  const done = () => tally.sent + tally.failed + tally.dropped;
+  const beat = () => {
+    try {
+      Promise.resolve(run.beat(done())).catch((error: unknown) => { stop ??= error; });
+    } catch (error) {
+      stop ??= error;
+    }
+  };
+  // Heartbeats on a timer: a slow relay call must not look like a dead worker.
+  const beats = setInterval(beat, HEARTBEAT_EVERY_MS);
+  const polls = run.poll && setInterval(() => { run.poll!().catch(() => undefined); }, POLL_EVERY_MS);
+  try {
+    await run.beat(0);
+    await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, messages.length) }, sender));
+  } finally {
+    clearInterval(beats);
+    if (polls) clearInterval(polls);
+  }
+  if (stop !== undefined) throw stop;
+  return tally;
+}

@@ -1,0 +1,27 @@
+// The online version of a campaign message (`/t/v/{token}` whose request id is a campaign's): its
+// HTML as that recipient got it, rendered again from the campaign and the recipient's snapshot
+// row through the same plan (./plan.ts), without the open pixel. A campaign's content cannot
+// change once launched, so the copy is the one sent; a custom field renamed or deleted since
+// shows as the account's fields are now.
+import type { Store } from '../store';
+import type { LinkContext } from '../transactional/personalise';
+import type { MessageRef } from '../transactional/tracking-token';
+import { recipientDocId } from './model';
+import { campaignCopies } from './plan';
+
+export type CampaignOnlineVersion = { type: 'html' | 'text'; body: string };
+
+/** The copy of snapshot recipient `ref.index` of the campaign; undefined when the campaign, its content or the row is gone. */
+export async function campaignOnlineVersion(
+  store: Store, links: LinkContext, ref: MessageRef, campaign: { campaignId: number; round: number },
+): Promise<CampaignOnlineVersion | undefined> {
+  const { account } = ref;
+  const [doc, row, fields] = await Promise.all([
+    store.campaigns.findOne({ _id: `${account}:${campaign.campaignId}`, account }),
+    store.campaignRecipients.findOne({ _id: recipientDocId(account, campaign.campaignId, ref.index), account }),
+    store.fields.find({ account }).toArray(),
+  ]);
+  if (!doc || !row || typeof doc.content?.html !== 'string') return undefined;
+  const { copy } = campaignCopies(doc, fields, links, campaign.round, false).copy(row);
+  return { type: 'html', body: copy.html ?? '' };
+}

@@ -1,0 +1,168 @@
+import {
+  ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, defineSignal, isCancellation,
+  proxyActivities, setHandler, sleep, workflowInfo,
+} from '@temporalio/workflow';
+import type { createCampaignActivities } from '../activities/campaigns';
+import {
+  CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL,
+  type CampaignLaunchInput, type CampaignLaunchState, type CampaignPageInput, type CampaignPageResult, type TaskWorkflowInput,
+} from '../core/workflow-contracts';
+import { runTask } from './task-run';
+
+type Activities = ReturnType<typeof createCampaignActivities>;
+
+const { prepareCampaignLaunch, finishCampaign, settleCampaignLaunch, recordCampaignPageFailed } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumInterval: '30 seconds' },
+});
+// The snapshot streams the whole audience once, heartbeating per chunk; a retry takes it again.
+const { startCampaignSending } = proxyActivities<Activities>({
+  startToCloseTimeout: '4 hours',
+  heartbeatTimeout: '1 minute',
+  retry: { maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+// As transactional sends (workflows/send-attempts.ts): relay trouble is retried with backoff for
+// about a quarter of an hour, then the page's unsent messages are recorded as failed. A page
+// heartbeats every 2 s: 10 s without one means its worker is gone, and the retry resumes from
+// the ledger. A cancelled workflow waits for its page to stop (it does within a second).
+const { sendCampaignPage } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
+const pauseSignal = defineSignal(CAMPAIGN_PAUSE_SIGNAL);
+const resumeSignal = defineSignal(CAMPAIGN_RESUME_SIGNAL);
+
+/** Deferred recipients waiting for their next send: past this many, no new page starts until they drain (the carried state stays small). */
+const MAX_DEFERRED_WAITING = 5000;
+/** A run continues as new well before Temporal's 51,200-event history limit. */
+const MAX_HISTORY_EVENTS = 10_000;
+/** The longest wait before a deferred recipient's next send. */
+const MAX_DEFERRED_DELAY_MS = 300_000;
+
+/** The task's end, decided by an activity: not a failure to record as failed recipients. */
+const endsTheTask = (error: ActivityFailure) => error.cause instanceof ApplicationFailure
+  && (error.cause.type === 'TaskNotActive' || error.cause.type === 'TaskInputError');
+
+/**
+ * Tasks CAMPAIGN_LAUNCH and CAMPAIGN_RESEND. A launch waits for its launchDate in a durable
+ * timer (SCHEDULED), then goes SENDING, snapshots its audience and sends it in pages, checkpointed
+ * in the workflow's state and continued as new every few hundred pages, so a million recipients
+ * are fine; then SENT with its recipients. A resend round sends to the snapshot's failed
+ * recipients. Pause and resume are signals (a pause lets the page in flight finish); a cancelled
+ * launch (its task, its campaign, or the workflow itself) leaves the campaign CANCELLED, unless
+ * it was stopped back to DRAFT.
+ */
+export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> {
+  const task: TaskWorkflowInput = { account: input.account, taskId: input.taskId };
+  let paused = input.carried?.paused ?? false;
+  setHandler(pauseSignal, () => { paused = true; });
+  setHandler(resumeSignal, () => { paused = false; });
+
+  async function launch(): Promise<{ message: string; result: unknown }> {
+    let state = input.carried;
+    if (!state) {
+      const start = await prepareCampaignLaunch(task);
+      const wait = start.launchAt - Date.now();
+      if (wait > 0) await sleep(wait);
+      await condition(() => !paused);
+      const total = await startCampaignSending({ ...task, campaignId: start.campaignId, round: start.round });
+      state = { ...start, total, next: 0, counts: { sent: 0, failed: 0, dropped: 0 }, deferred: [], paused };
+    }
+    await sendPages(state);
+    const { campaignId, round, total, counts } = state;
+    return finishCampaign({ ...task, campaignId, round, total, counts });
+  }
+
+  /** Every page of the snapshot from state.next, and the deferred recipients until none is left. */
+  async function sendPages(state: CampaignLaunchState): Promise<void> {
+    const { tuning, campaignId, round } = state;
+    let inFlight = 0;
+    let finished = 0;
+    let pagesThisRun = 0;
+    let crashed: unknown;
+    const pageOf = (from: number, to: number, seqs?: number[]): CampaignPageInput => ({
+      ...task, campaignId, round, from, to, seqs, total: state.total, walked: state.next,
+    });
+    const add = (result: CampaignPageResult) => {
+      state.counts.sent += result.sent;
+      state.counts.failed += result.failed;
+      state.counts.dropped += result.dropped;
+    };
+
+    const runPage = async (page: CampaignPageInput, sends: Map<number, number>) => {
+      let result: CampaignPageResult;
+      try {
+        result = await sendCampaignPage(page);
+      } catch (error) {
+        if (!(error instanceof ActivityFailure) || isCancellation(error) || endsTheTask(error)) throw error;
+        result = await recordCampaignPageFailed({ ...page, reason: error.cause?.message ?? error.message });
+      }
+      add(result);
+      const gaveUp: number[] = [];
+      for (const seq of result.deferred) {
+        const count = (sends.get(seq) ?? 0) + 1;
+        if (count >= tuning.deferredSends) gaveUp.push(seq);
+        else state.deferred.push({ seq, sends: count, dueAt: Date.now() + Math.min(tuning.deferredFirstDelayMs * 2 ** (count - 1), MAX_DEFERRED_DELAY_MS) });
+      }
+      if (gaveUp.length > 0) add(await recordCampaignPageFailed({ ...pageOf(0, 0, gaveUp), reason: 'the relay kept deferring the recipient' }));
+    };
+    const start = (page: CampaignPageInput, sends = new Map<number, number>()) => {
+      inFlight += 1;
+      pagesThisRun += 1;
+      void runPage(page, sends).catch((error: unknown) => { crashed ??= error; }).finally(() => { inFlight -= 1; finished += 1; });
+    };
+
+    const mustContinue = () => pagesThisRun >= tuning.pagesPerRun || workflowInfo().continueAsNewSuggested
+      || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+    const moreToWalk = () => state.next < state.total && state.deferred.length < MAX_DEFERRED_WAITING;
+    const dueNow = () => state.deferred.some((d) => d.dueAt <= Date.now());
+    const canStart = () => !paused && inFlight < tuning.pagesInFlight && (dueNow() || moreToWalk());
+
+    for (;;) {
+      if (crashed !== undefined) {
+        await condition(() => inFlight === 0); // the pages in flight end first (they stop on their own)
+        throw crashed;
+      }
+      if (inFlight === 0 && state.next >= state.total && state.deferred.length === 0) return;
+      if (mustContinue()) {
+        await condition(() => inFlight === 0);
+        if (crashed === undefined) await continueAsNew<typeof CampaignLaunch>({ ...task, carried: { ...state, paused } });
+        continue;
+      }
+      if (canStart()) {
+        if (dueNow()) {
+          // Deferred recipients whose time came, before the walk goes on.
+          const due = state.deferred.filter((d) => d.dueAt <= Date.now()).slice(0, tuning.pageSize);
+          const taken = new Set(due.map((d) => d.seq));
+          state.deferred = state.deferred.filter((d) => !taken.has(d.seq));
+          start(pageOf(0, 0, due.map((d) => d.seq)), new Map(due.map((d) => [d.seq, d.sends])));
+        } else {
+          const from = state.next;
+          const to = Math.min(from + tuning.pageSize, state.total);
+          start(pageOf(from, to));
+          state.next = to;
+        }
+        continue;
+      }
+      // Wait for a page to end, a resume, or the next deferred recipient's time.
+      const nextDue = Math.min(...state.deferred.map((d) => d.dueAt));
+      const seen = finished;
+      const woken = () => crashed !== undefined || finished !== seen || canStart();
+      if (Number.isFinite(nextDue)) await condition(woken, Math.max(nextDue - Date.now(), 1));
+      else await condition(woken);
+    }
+  }
+
+  try {
+    await runTask(task, launch, { begun: input.carried !== undefined });
+  } catch (error) {
+    // Cancelled (its task, or in the Temporal UI): the campaign and the task say so, whatever happens to this scope.
+    if (isCancellation(error)) await CancellationScope.nonCancellable(() => settleCampaignLaunch(task));
+    throw error;
+  }
+  // Cancelled or stopped before sending, or failed: a campaign still launched by this task is CANCELLED.
+  await settleCampaignLaunch(task);
+}
