@@ -97,6 +97,14 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       return total;
     },
 
+    /** A paused launch's task says so, with how far it got (the pages stopped: no progress comes meanwhile). */
+    async noteCampaignPaused(input: CampaignTaskInput & { walked: number; total: number }): Promise<void> {
+      const completed = input.total > 0 ? Math.min(1, input.walked / input.total) : 0;
+      await updateActiveTask(store, input.account, input.taskId, {
+        completed, eta: -1, message: `Paused after ${input.walked} of ${input.total} recipients`,
+      });
+    },
+
     /**
      * The launch is done: SENT with `recipients` (the snapshot's size; 0 for an empty audience).
      * A resend round leaves the campaign as it is. Returns the task's message and result.

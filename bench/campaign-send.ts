@@ -85,7 +85,9 @@ async function startWorkerProcess(stack: BenchStack, teardown: Teardown): Promis
   const profile = process.env.HERALD_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HERALD_BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, path.join(__dirname, '..', 'worker.js')], {
     env: {
-      ...process.env, HERALD_WORKFLOW_BUNDLE: bundle, MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
+      ...process.env, HERALD_WORKFLOW_BUNDLE: bundle,
+      // HERALD_BENCH_WORKER_NODE_OPTIONS: node flags of the worker alone (a heap limit, say).
+      ...(process.env.HERALD_BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_WORKER_NODE_OPTIONS } : {}), MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
       HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE, HERALD_MTA_HOST: MTA_HOST, HERALD_PUBLIC_URL: PUBLIC_URL,
       HERALD_LOG_LEVEL: 'info', HERALD_WORKER_METRICS_PORT: '0',
     },
@@ -117,6 +119,13 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: round(kb('VmRSS') / 1024), peakMb: round(kb('VmHWM') / 1024) };
 }
 
+/** CPU seconds (user + system, every thread) the process used so far (Linux /proc: utime and stime, in clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** The reference's messages: the campaign's own, built by its plan for the first recipients. */
 async function prebuiltMessages(store: Store, campaign: CampaignDoc): Promise<Buffer[]> {
   const fields = await store.fields.find({ account: campaign.account }).toArray();
@@ -134,7 +143,9 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
   try {
     // 100k contacts, their snapshot, ledger rows and events outgrow the memory backend's heap: the H2 file, as npm start runs it.
-    const stack = await startBenchStack('campaign-send', teardown, { storeFile: true });
+    // HERALD_BENCH_CAMPAIGN_STORE=memory: the memory backend (fine up to ~50k contacts) for a comparison.
+    const storeFile = process.env.HERALD_BENCH_CAMPAIGN_STORE !== 'memory';
+    const stack = await startBenchStack('campaign-send', teardown, { storeFile });
     const { sink } = stack;
     const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE, HERALD_LOG_LEVEL: 'silent' });
     const services = await connectServices(config, { mongodbUri: stack.store.uri, temporalAddress: stack.temporal.address });
@@ -180,11 +191,14 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     const afterWarmUp = memoryOf(worker.pid!);
 
     log(`campaign-send: the campaign (${CONTACTS} recipients)`);
+    const cpuBefore = { worker: cpuSecondsOf(worker.pid!), store: cpuSecondsOf(stack.store.pid) };
     const launchedAt = performance.now();
     await launchCampaign(launchDeps, campaign, { owner, request: '/bench/launch', launchDate: null });
     const firstAt = await sink.waitFor(received + 1, 600_000);
     const lastAt = await sink.waitFor(received + CONTACTS, 1_800_000);
     const memory = memoryOf(worker.pid!);
+    const cpuMsPerMessage = (pid: number, before: number) => round(((cpuSecondsOf(pid) - before) * 1000) / CONTACTS, 2);
+    const cpu = { worker: cpuMsPerMessage(worker.pid!, cpuBefore.worker), store: cpuMsPerMessage(stack.store.pid, cpuBefore.store) };
     clearInterval(sampler);
     // The last page's outcome, then SENT with the recipients' count.
     let final: Pick<CampaignDoc, 'state' | 'recipients'> | null = null;
@@ -195,6 +209,7 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     const recipientsPerS = perSecond(CONTACTS, lastAt - launchedAt);
     return {
       scenario: 'campaign-send',
+      store: storeFile ? 'h2-file' : 'memory',
       recipients: CONTACTS,
       recipients_per_s: recipientsPerS,
       sending_per_s: perSecond(CONTACTS - 1, lastAt - firstAt),
@@ -204,6 +219,8 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
       worker_rss_at_start_mb: atStart.rssMb,
       worker_rss_after_warm_up_mb: afterWarmUp.rssMb,
       worker_rss_sampled_peak_mb: peakSampledMb,
+      worker_cpu_ms_per_message: cpu.worker,
+      store_cpu_ms_per_message: cpu.store,
       campaign_state: final?.state,
       campaign_recipients: final?.recipients,
       message_kb: messageKb,
@@ -211,9 +228,9 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
       prebuilt_raw_errors: reference.errors,
       ratio_to_prebuilt_raw: round(recipientsPerS / reference.messages_per_s, 2),
       notes: `contacts inserted in bulk into one list; the content: ~15 KB HTML, \${contact.first_name} in the subject and body, 60 links, every option on ` +
-        '(click tracking, utm parameters, header links, footer); launched with launchCampaign (task + CampaignLaunch workflow), worker = `node dist/worker.js` ' +
+        '(click tracking, utm parameters, header links, footer); the store on its H2 file (durable commits, as npm start runs it); launched with launchCampaign (task + CampaignLaunch workflow), worker = `node dist/worker.js` ' +
         `in its own process (default tuning), after a ${WARM_UP_CONTACTS}-recipient warm-up campaign; recipients_per_s = launch to the sink's last message; ` +
-        'sending_per_s = first to last message; worker_peak_rss_mb = the worker process\'s VmHWM (whole run, warm-up included); ' +
+        'sending_per_s = first to last message; *_cpu_ms_per_message = CPU time (user + system, all threads) of the worker and the store processes from launch to last message, per message; worker_peak_rss_mb = the worker process\'s VmHWM (whole run, warm-up included); ' +
         `reference = pooled nodemailer (5 connections, 50 in flight) sending ${REFERENCE_SENDS} prebuilt raw messages (${REFERENCE_DISTINCT} distinct, built ` +
         'by the campaign\'s own plan: the same bytes Herald sends) to the same counting sink, before the worker starts',
     };

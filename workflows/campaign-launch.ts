@@ -11,7 +11,7 @@ import { runTask } from './task-run';
 
 type Activities = ReturnType<typeof createCampaignActivities>;
 
-const { prepareCampaignLaunch, finishCampaign, settleCampaignLaunch, recordCampaignPageFailed } = proxyActivities<Activities>({
+const { prepareCampaignLaunch, finishCampaign, settleCampaignLaunch, recordCampaignPageFailed, noteCampaignPaused } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumInterval: '30 seconds' },
 });
@@ -83,6 +83,8 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
     let finished = 0;
     let pagesThisRun = 0;
     let crashed: unknown;
+    /** The task says it is paused once the pages in flight ended. */
+    let pauseNoted = false;
     const pageOf = (from: number, to: number, seqs?: number[]): CampaignPageInput => ({
       ...task, campaignId, round, from, to, seqs, total: state.total, walked: state.next,
     });
@@ -145,6 +147,12 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
           start(pageOf(from, to));
           state.next = to;
         }
+        continue;
+      }
+      if (!paused) pauseNoted = false;
+      else if (inFlight === 0 && !pauseNoted) {
+        pauseNoted = true;
+        await noteCampaignPaused({ ...task, campaignId, round, walked: state.next, total: state.total });
         continue;
       }
       // Wait for a page to end, a resume, or the next deferred recipient's time.

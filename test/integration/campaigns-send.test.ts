@@ -1,9 +1,13 @@
 // Campaign sending on the real stack (Temporal, the store, the SMTP sink): who gets the campaign
 // (lists ∪ interests ∪ other campaigns' recipients, minus excludes, unsubscribed and suppressed
 // contacts, each once), the ledger and events of every message, the states to SENT with the task
-// FINISHED, and an empty audience. Campaigns are set up in the store and launched over HTTP
+// FINISHED, an empty audience, and a launch whose workflow cannot start (the campaign stays a
+// DRAFT). Campaigns are set up in the store and launched over HTTP
 // (POST …/launch, validated); pages are small here (7 recipients) so a launch spans pages and runs.
+import { Client, Connection } from '@temporalio/client';
 import { campaignRecipientEmails, countAudience } from '../../core/campaigns/audience';
+import { launchCampaign } from '../../core/campaigns/lifecycle';
+import { freePort } from '../../infra/ports';
 import { campaignBatchId, campaignMailId, campaignRequestId } from '../../core/campaigns/model';
 import { buildEvent } from '../../core/events';
 import type { NewAccount } from '../../core/accounts';
@@ -11,7 +15,7 @@ import type { CampaignDoc, Store } from '../../core/store';
 import { suppress } from '../../core/suppressions';
 import { messageIdOf } from '../../core/transactional/plan';
 import {
-  addContacts, addInterests, addLists, campaignApi, campaignNow, draftCampaign, waitForCampaign, waitForTask,
+  addContacts, addInterests, addLists, campaignApi, campaignNow, draftCampaign, OWNER, waitForCampaign, waitForTask,
 } from '../support/campaigns';
 import { startTestHerald, type TestHerald } from '../support/herald';
 
@@ -137,6 +141,21 @@ it('sends an audience that is empty at send time to no one: SENT with 0 recipien
   expect((await waitForTask(store, account, task.id, ['FINISHED'])).result).toEqual({ recipients: 0, sent: 0, failed: 0, dropped: 0 });
   expect(await store.messages.countDocuments({ account, requestId: campaignRequestId(nobody.id) })).toBe(0);
 }, 60000);
+
+it('leaves the campaign a DRAFT, and no task, when its workflow cannot start (Temporal down)', async () => {
+  const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
+  try {
+    const draft = await draftCampaign(store, account, { name: 'Unstarted', include: { lists: [1] } });
+    const tasksBefore = await store.tasks.countDocuments({ account });
+    const deps = { store, temporal: new Client({ connection }), taskQueue: store.db.databaseName };
+    await expect(launchCampaign(deps, draft, { owner: OWNER, request: `/campaigns/${draft.id}/launch`, launchDate: null })).rejects.toThrow();
+    expect(await campaignNow(store, draft)).toMatchObject({ state: 'DRAFT', launchDate: null });
+    expect((await campaignNow(store, draft)).launch).toBeUndefined();
+    expect(await store.tasks.countDocuments({ account })).toBe(tasksBefore);
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}, 30000);
 
 it('refuses a second launch of a campaign that is no longer a draft', async () => {
   const answer = await api.call('POST', `/campaigns/${first.id}/launch`, '');
