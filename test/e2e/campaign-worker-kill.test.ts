@@ -4,64 +4,26 @@
 // messages of it at once), each with the Message-ID of its ledger row, and the campaign ends SENT
 // with its task FINISHED. The API runs in this process (the campaign is launched over HTTP); the
 // worker is `node dist/worker.js` (built by npm test).
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { SEND_CONCURRENCY } from '../../activities/message-sender';
-import { createApp } from '../../api/app';
 import { createAccount } from '../../core/accounts';
 import { campaignRequestId } from '../../core/campaigns/model';
-import { loadConfig } from '../../core/config';
 import { newId } from '../../core/ids';
-import { createLogger } from '../../core/logger';
-import { connectServices, type Services } from '../../core/services';
 import { addContacts, addLists, campaignApi, draftCampaign, waitForCampaign, waitForTask } from '../support/campaigns';
-import { startSmtpSink } from '../support/smtp-sink';
+import { startKillableStack, type KillableStack } from '../support/killable-worker';
 
-const root = path.resolve(__dirname, '../..');
 const CONTACTS = 1000;
-const workers: ChildProcess[] = [];
-let sink: Awaited<ReturnType<typeof startSmtpSink>>;
-let services: Services;
-let api: http.Server;
-let workerEnv: NodeJS.ProcessEnv;
-
-function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, 'dist/worker.js')], { env: workerEnv, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let errors = '';
-  child.stderr!.on('data', (chunk) => { errors = (errors + chunk).slice(-4000); });
-  child.once('exit', (code, signal) => { if (code) console.error(`worker exited ${code ?? signal}: ${errors}`); });
-  workers.push(child);
-  return child;
-}
-
-const withoutDatabase = (uri: string) => uri.replace(/\/[^/?]*(\?|$)/, '/$1');
+let stack: KillableStack;
+let sink: KillableStack['sink'];
+let services: KillableStack['services'];
+const startWorker = () => stack.startWorker();
 
 beforeAll(async () => {
-  // A slow relay (each message acknowledged 20 ms after its data), so the kill lands mid-campaign.
-  sink = await startSmtpSink({ delayMs: 20 });
-  const database = `herald_ckill_${newId().slice(0, 8)}`;
-  const mongodbUri = withoutDatabase(process.env.MONGODB_URI!);
-  workerEnv = {
-    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: mongodbUri, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_LOG_LEVEL: 'warn', HERALD_WORKER_METRICS_PORT: '0',
-  };
-  const config = loadConfig({ ...workerEnv, HERALD_LOG_LEVEL: 'silent' });
-  services = await connectServices(config, { mongodbUri, temporalAddress: process.env.TEMPORAL_ADDRESS! });
-  api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger: createLogger('silent') }).callback());
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  stack = await startKillableStack('herald_ckill');
+  ({ sink, services } = stack);
 }, 60000);
 
 afterAll(async () => {
-  await Promise.all(workers.filter((child) => child.exitCode === null && child.signalCode === null).map((child) => new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  })));
-  await new Promise((resolve) => api?.close(resolve));
-  await services?.store.db.dropDatabase().catch(() => undefined);
-  await services?.close();
-  await sink?.close();
+  await stack?.stop();
 });
 
 async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -82,7 +44,7 @@ it('sends every contact the campaign, duplicates at most what was in flight, whe
   const campaign = await draftCampaign(store, account, { name: 'Kill', include: { lists: [1] } });
 
   const first = startWorker();
-  const task = await campaignApi(`http://127.0.0.1:${(api.address() as AddressInfo).port}`, account, apiKey).launch(campaign);
+  const task = await campaignApi(stack.apiUrl, account, apiKey).launch(campaign);
   await until('a third of the messages', () => sink.received.length >= CONTACTS / 3, 90000);
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));

@@ -3,63 +3,24 @@
 // duplicates are at most the messages in flight at the kill, each with the Message-ID of the first
 // copy (the one in the ledger), and sending resumes within 15 s (the activity's heartbeat timeout
 // is 10 s). The API runs in this process; the worker is `node dist/worker.js` (built by npm test).
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { SEND_CONCURRENCY } from '../../activities/sending';
-import { createApp } from '../../api/app';
 import { createAccount } from '../../core/accounts';
-import { loadConfig } from '../../core/config';
 import { newId } from '../../core/ids';
-import { createLogger } from '../../core/logger';
-import { connectServices, type Services } from '../../core/services';
-import { startSmtpSink } from '../support/smtp-sink';
+import { startKillableStack, type KillableStack } from '../support/killable-worker';
 
-const root = path.resolve(__dirname, '../..');
 const RECIPIENTS = 1000;
-const workers: ChildProcess[] = [];
-let sink: Awaited<ReturnType<typeof startSmtpSink>>;
-let services: Services;
-let api: http.Server;
-let workerEnv: NodeJS.ProcessEnv;
-
-function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, 'dist/worker.js')], { env: workerEnv, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let errors = '';
-  child.stderr!.on('data', (chunk) => { errors = (errors + chunk).slice(-4000); });
-  child.once('exit', (code, signal) => { if (code) console.error(`worker exited ${code ?? signal}: ${errors}`); });
-  workers.push(child);
-  return child;
-}
-
-const withoutDatabase = (uri: string) => uri.replace(/\/[^/?]*(\?|$)/, '/$1');
+let stack: KillableStack;
+let sink: KillableStack['sink'];
+let services: KillableStack['services'];
+const startWorker = () => stack.startWorker();
 
 beforeAll(async () => {
-  // A slow relay (each message acknowledged 20 ms after its data), so the kill lands mid-request.
-  sink = await startSmtpSink({ delayMs: 20 });
-  const database = `herald_kill_${newId().slice(0, 8)}`;
-  const mongodbUri = withoutDatabase(process.env.MONGODB_URI!);
-  workerEnv = {
-    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: mongodbUri, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_LOG_LEVEL: 'warn', HERALD_WORKER_METRICS_PORT: '0',
-  };
-  const config = loadConfig({ ...workerEnv, HERALD_LOG_LEVEL: 'silent' });
-  services = await connectServices(config, { mongodbUri, temporalAddress: process.env.TEMPORAL_ADDRESS! });
-  api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger: createLogger('silent') }).callback());
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  stack = await startKillableStack('herald_kill');
+  ({ sink, services } = stack);
 }, 60000);
 
 afterAll(async () => {
-  // The new worker stops cleanly (SIGTERM: the SDK lets it finish) before the sink closes.
-  await Promise.all(workers.filter((child) => child.exitCode === null && child.signalCode === null).map((child) => new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  })));
-  await new Promise((resolve) => api?.close(resolve));
-  await services?.store.db.dropDatabase().catch(() => undefined);
-  await services?.close();
-  await sink?.close();
+  await stack?.stop();
 });
 
 /** Waits until `done`, calling `refresh` (if given) before each look. */
@@ -77,7 +38,7 @@ it('loses nothing, duplicates at most what was in flight, and resumes within 15 
   const account = await createAccount(services.store, `kill${newId().slice(0, 6).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   const first = startWorker();
   const emails = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@example.net`);
-  const response = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/v1/mail/send`, {
+  const response = await fetch(`${stack.apiUrl}/v1/mail/send`, {
     method: 'POST',
     headers: { authorization: `Bearer ${account.transactionalKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({
