@@ -87,14 +87,14 @@ export function createCampaignPageActivities(deps: CampaignPageDeps) {
     const rows = (await store.campaignRecipients.find({ _id: { $in: seqs.map((seq) => recipientDocId(account, campaignId, seq)) }, account }).toArray())
       .sort((a, b) => a.seq - b.seq);
     // This round's mail_id of each recipient, and (for a resend) those of the rounds before it.
-    const ids = rows.flatMap((row) => Array.from({ length: round + 1 }, (_, r) => campaignMailId(campaignId, row.seq, r)));
+    const ids = rows.flatMap((row) => Array.from({ length: round + 1 }, (_, r) => campaignMailId(account, campaignId, row.seq, r)));
     const ledger = ids.length === 0 ? [] : await store.messages.find({ _id: { $in: ids }, account })
       .project<Pick<MessageDoc, '_id' | 'status' | 'event'>>({ _id: 1, status: 1, event: 1 }).toArray();
     const rowsById = new Map(ledger.map((row) => [row._id, row]));
     const done = { sent: 0, failed: 0, dropped: 0 };
     const doneEvents: EventDoc[] = [];
     const pending = rows.filter((row) => {
-      const own = rowsById.get(campaignMailId(campaignId, row.seq, round));
+      const own = rowsById.get(campaignMailId(account, campaignId, row.seq, round));
       if (own) {
         done[own.status] += 1;
         doneEvents.push(own.event);
@@ -103,7 +103,7 @@ export function createCampaignPageActivities(deps: CampaignPageDeps) {
       if (round === 0) return true;
       // A resend goes to those whose latest message (of an earlier round) failed.
       for (let r = round - 1; r >= 0; r -= 1) {
-        const latest = rowsById.get(campaignMailId(campaignId, row.seq, r));
+        const latest = rowsById.get(campaignMailId(account, campaignId, row.seq, r));
         if (latest) return latest.status === 'failed';
       }
       return false;

@@ -4,6 +4,7 @@ import type { RelaySender } from '../core/transport';
 import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
+import { createAutomationActivities } from './automations';
 import { createCampaignActivities, type CampaignActivityDeps } from './campaigns';
 import { createSendActivities } from './sending';
 import { withGatheringBacklog } from './send-metrics';
@@ -21,5 +22,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createContactImportActivities(deps),
     ...createWebhookActivities(deps),
     ...createCampaignActivities(deps),
+    ...createAutomationActivities(deps),
   };
 }

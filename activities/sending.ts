@@ -98,7 +98,7 @@ export function createSendActivities(deps: SendDeps) {
   function recordMissing(ledger: LedgerWriter, account: string, missing: QueuedSend[]): Promise<void[]> {
     const at = new Date();
     return Promise.all(missing.map((queued) => {
-      const mailId = mailIdOf(queued.requestId, 0);
+      const mailId = mailIdOf(account, queued.requestId, 0);
       const subject: EventSubject = {
         account, batch_id: queued.batchId, mail_id: mailId, email: '', sent_timestamp: at, tags: [], custom_args: {}, mta: mtaHost,
       };

@@ -76,7 +76,7 @@ export async function fixture(store: Store): Promise<Fixture> {
   const rows: MessageDoc[] = [];
   const paths: string[] = [];
   for (let index = 0; index < MESSAGES; index++) {
-    const mailId = mailIdOf(requestId, index);
+    const mailId = mailIdOf(account, requestId, index);
     const email = `reader${index}@example.net`;
     const event = buildEvent('track.mail.sent', {
       account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: now, tags: ['bench'], custom_args: { n: String(index) }, mta: 'herald.bench',

@@ -12,10 +12,12 @@ export interface AccountSettings {
   monthlyLimit: number | null;
   /** Lowercase domains; empty: any From address. */
   senderDomains: string[];
+  /** Custom trigger events accepted per clock hour (the spec: 200); more are answered 429 and discarded. */
+  triggerHourlyLimit: number;
 }
 
-/** A new account: no attachments (the spec enables them "by request"), no limit, any sender. */
-export const DEFAULT_SETTINGS: Readonly<AccountSettings> = Object.freeze({ attachments: false, monthlyLimit: null, senderDomains: [] });
+/** A new account: no attachments (the spec enables them "by request"), no limit, any sender, the spec's 200 trigger events an hour. */
+export const DEFAULT_SETTINGS: Readonly<AccountSettings> = Object.freeze({ attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200 });
 
 /** A DNS name in lowercase ASCII (IDNs in their xn-- form): labels of letters, digits and inner hyphens, at least two. */
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -32,6 +34,7 @@ export function settingsOf(doc: Pick<AccountDoc, 'settings'>): AccountSettings {
     attachments: stored.attachments ?? DEFAULT_SETTINGS.attachments,
     monthlyLimit: stored.monthlyLimit ?? DEFAULT_SETTINGS.monthlyLimit,
     senderDomains: stored.senderDomains ?? [...DEFAULT_SETTINGS.senderDomains],
+    triggerHourlyLimit: stored.triggerHourlyLimit ?? DEFAULT_SETTINGS.triggerHourlyLimit,
   };
 }
 
@@ -54,6 +57,7 @@ export async function updateAccountSettings(store: Store, account: string, chang
   if (change.attachments !== undefined) set['settings.attachments'] = change.attachments;
   if (change.monthlyLimit !== undefined) set['settings.monthlyLimit'] = change.monthlyLimit;
   if (change.senderDomains !== undefined) set['settings.senderDomains'] = [...new Set(change.senderDomains)];
+  if (change.triggerHourlyLimit !== undefined) set['settings.triggerHourlyLimit'] = change.triggerHourlyLimit;
   if (Object.keys(set).length === 0) return readAccountSettings(store, account);
   const doc = await store.accounts.findOneAndUpdate({ _id: account }, { $set: set }, { returnDocument: 'after', projection: { settings: 1 } });
   return doc ? settingsOf(doc) : null;

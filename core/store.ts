@@ -17,6 +17,8 @@ export interface AccountDoc {
     monthlyLimit?: number | null;
     /** Lowercase domains a send's From may use; empty or absent: any. */
     senderDomains?: string[];
+    /** Custom trigger events accepted per clock hour (default 200). */
+    triggerHourlyLimit?: number;
   };
 }
 
@@ -458,6 +460,102 @@ export interface WebhookLogDoc {
 /** Requests granted to one webhook URL in one 100 ms bucket, across every worker (core/webhooks/rate-limit.ts). */
 export interface WebhookRateDoc { _id: string; n: number; expiresAt: Date }
 
+/**
+ * The account's custom-triggers integration (core/triggers/integration.ts). Its address embeds two
+ * random 8-hex-digit parts; only their SHA-256 is kept (`credentialHash`), so the address is shown
+ * once, at activation or rotation. Deactivated: `active` false and no hash, every address refused.
+ */
+export interface IntegrationDoc {
+  _id: string; // `<account>:customtriggers`
+  account: string;
+  kind: 'customtriggers';
+  active: boolean;
+  credentialHash: string | null;
+  activated: Date | null;
+  rotated: Date | null;
+  deactivated: Date | null;
+}
+
+/** Events accepted from one account in one clock hour, across every API process (core/triggers/hourly-limit.ts). */
+export interface TriggerUsageDoc { _id: string; n: number; expiresAt: Date }
+
+/**
+ * An accepted custom trigger event: the claim check of its TriggerAutomation workflow. `context`
+ * is the client's object as one JSON string (never documents whose shape the client chose).
+ * `matched`: the automations it started, fixed by the first match so a retry starts the same.
+ */
+export interface TriggerEventDoc {
+  _id: string; // `<account>:<eventId>`
+  account: string;
+  eventId: string;
+  key: string;
+  /** The contact's address, lowercase. */
+  email: string;
+  context: string;
+  receivedAt: Date;
+  matched?: number[];
+}
+
+/** An email step: sent to the event's contact, its subject and content rendered with the event's context and contact. */
+export interface AutomationEmailStep {
+  type: 'email';
+  subject: string;
+  from: string;
+  fromName: string;
+  replyTo?: string;
+  /** The MJML source when the step was given MJML; `html` is then its compiled HTML. */
+  mjml?: string;
+  html: string;
+  text?: string;
+}
+
+/** A wait step: a durable timer. `duration` as given (ISO 8601, e.g. P2D, PT3H), `seconds` its length. */
+export interface AutomationWaitStep { type: 'wait'; duration: string; seconds: number }
+
+export type AutomationStep = AutomationEmailStep | AutomationWaitStep;
+
+/** What starts an automation: only custom trigger events for now (`type` leaves room for more). */
+export interface AutomationTrigger { type: 'custom'; key: string }
+
+/** Counts of an automation's runs, kept exactly (each run counts once, whatever retries). */
+export interface AutomationStats { triggered: number; completed: number; exited: number; failed: number }
+
+/** An automation (core/automations/). */
+export interface AutomationDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  comments: string;
+  tags: string[];
+  trigger: AutomationTrigger;
+  steps: AutomationStep[];
+  enabled: boolean;
+  /** Counts activations: a run begun under an earlier one stops at its next step (deactivated while waiting). */
+  activation: number;
+  created: Date;
+  lastModified: Date;
+  activated: Date | null;
+  deactivated: Date | null;
+  stats: AutomationStats;
+}
+
+/** One automation run for one trigger event: the steps as they were when the event matched (a snapshot). */
+export interface AutomationRunDoc {
+  _id: string; // `<account>:<automationId>:<eventId>`
+  account: string;
+  automationId: number;
+  eventId: string;
+  email: string;
+  /** The automation's activation the run began under. */
+  activation: number;
+  steps: AutomationStep[];
+  state: 'running' | 'completed' | 'exited' | 'failed';
+  started: Date;
+  ended: Date | null;
+  reason?: string;
+}
+
 export interface Store {
   client: MongoClient;
   db: Db;
@@ -486,6 +584,11 @@ export interface Store {
   webhookRate: Collection<WebhookRateDoc>;
   campaigns: Collection<CampaignDoc>;
   campaignRecipients: Collection<CampaignRecipientDoc>;
+  integrations: Collection<IntegrationDoc>;
+  triggerUsage: Collection<TriggerUsageDoc>;
+  triggerEvents: Collection<TriggerEventDoc>;
+  automations: Collection<AutomationDoc>;
+  automationRuns: Collection<AutomationRunDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see core/files.ts). */
   files: GridFSBucket;
   close(): Promise<void>;
@@ -524,6 +627,11 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhookRate: db.collection('webhookRate'),
     campaigns: db.collection('campaigns'),
     campaignRecipients: db.collection('campaignRecipients'),
+    integrations: db.collection('integrations'),
+    triggerUsage: db.collection('triggerUsage'),
+    triggerEvents: db.collection('triggerEvents'),
+    automations: db.collection('automations'),
+    automationRuns: db.collection('automationRuns'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     close: () => client.close(),
   };
@@ -573,6 +681,10 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.campaignRecipients.createIndex({ account: 1, campaignId: 1, email: 1 }),
     store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
+    store.triggerUsage.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.automations.createIndex({ account: 1, 'trigger.key': 1 }),
+    store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),
   ]);
 }
 

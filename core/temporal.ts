@@ -4,7 +4,7 @@ import {
 } from '@temporalio/client';
 import {
   searchAttributeKeys, SEND_SIGNAL, taskWorkflows, workflowIds,
-  type AccountSenderInput, type QueuedSend, type ScheduledSendInput, type TaskType, type TaskWorkflowInput,
+  type AccountSenderInput, type QueuedSend, type ScheduledSendInput, type TaskType, type TaskWorkflowInput, type TriggerAutomationInput,
 } from './workflow-contracts';
 import { TurnBatch } from './turn-batch';
 
@@ -103,6 +103,33 @@ export async function startTaskWorkflow(
       ? `Task ${input.taskId} (${type}) of ${input.account}`
       : `Campaign ${options.campaignId} of ${input.account} (task ${input.taskId})`,
   }));
+  return workflowId;
+}
+
+/**
+ * Starts the workflow of an accepted custom trigger event, searchable by account and contact.
+ * The id is derived from the event, and an existing execution with that id counts as success:
+ * a retried start (the same event id) starts nothing twice.
+ */
+export async function startTriggerAutomation(client: Client, taskQueue: string, input: TriggerAutomationInput & { email: string }): Promise<string> {
+  const { account, eventId, email } = input;
+  const workflowId = workflowIds.triggerEvent(account, eventId);
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('TriggerAutomation', {
+      taskQueue,
+      workflowId,
+      args: [{ account, eventId } satisfies TriggerAutomationInput],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: searchAttributeKeys.account, value: account },
+        { key: searchAttributeKeys.contact, value: email },
+      ],
+      staticSummary: `Trigger event ${eventId} of ${account} for ${email}`,
+    }));
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
   return workflowId;
 }
 

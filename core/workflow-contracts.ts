@@ -11,6 +11,8 @@ export const searchAttributeKeys = {
   batches: defineSearchAttributeKey('HeraldBatches', SearchAttributeType.KEYWORD_LIST),
   campaign: defineSearchAttributeKey('HeraldCampaign', SearchAttributeType.KEYWORD),
   automation: defineSearchAttributeKey('HeraldAutomation', SearchAttributeType.KEYWORD),
+  /** The contact (lowercase email) a trigger event and its automation runs are about. */
+  contact: defineSearchAttributeKey('HeraldContact', SearchAttributeType.KEYWORD),
 };
 
 /** Deterministic workflow ids: retrying a start finds the same execution. */
@@ -26,6 +28,10 @@ export const workflowIds = {
   webhookDelivery: (account: string, endpointId: number) => `webhook-${account}-${endpointId}`,
   /** The Temporal Schedule of the webhook sweeper, one per task queue (core/webhooks/lifecycle.ts). */
   webhookSweeper: (taskQueue: string) => `webhook-sweeper-${taskQueue}`,
+  /** One accepted custom trigger event: matches the automations and starts their runs. */
+  triggerEvent: (account: string, eventId: string) => `trigger-${account}-${eventId}`,
+  /** One automation run started by a trigger event (a child of the event's workflow). */
+  automationRun: (account: string, eventId: string, automationId: number) => `trigger-${account}-${eventId}-a${automationId}`,
 };
 
 /** Workflows that carry out a task of the account API (see core/tasks.ts), by task type. */
@@ -187,3 +193,31 @@ export interface CampaignPageInput extends CampaignTaskInput { from: number; to:
 
 /** What a page did; `deferred`: the seqs the relay deferred (no ledger row yet). */
 export interface CampaignPageResult extends CampaignSendCounts { deferred: number[] }
+
+/** Input of the TriggerAutomation workflow: the stored event (core/store.ts TriggerEventDoc) is the claim check. */
+export interface TriggerAutomationInput { account: string; eventId: string }
+
+/** What matching an event found: its contact, and the automations it starts (a run each). */
+export interface TriggerMatch { email: string; automationIds: number[] }
+
+/** Input of the AutomationRun workflow: one automation run for one event (its AutomationRunDoc). */
+export interface AutomationRunInput { account: string; eventId: string; automationId: number }
+
+/** A run's steps as its workflow sees them: the content stays in the run's record. */
+export type AutomationStepPlan = { type: 'email' } | { type: 'wait'; ms: number };
+
+/** One step of a run (its index in the run's steps). */
+export interface AutomationStepInput extends AutomationRunInput { step: number }
+
+/**
+ * What an email step did: `sent`, `dropped` (unsubscribed or suppressed: a track.mail.dropped),
+ * `failed` (the relay refused it: a bounce event), or `exited`: the automation was deactivated
+ * (or deleted) since the run began, so nothing was sent and the run stops.
+ */
+export type AutomationStepOutcome = 'sent' | 'dropped' | 'failed' | 'exited';
+
+/** How a run ended: every step done, stopped by a deactivation, or an email step that could not be sent. */
+export type AutomationRunState = 'running' | 'completed' | 'exited' | 'failed';
+
+/** Input of finishAutomationRun. */
+export interface AutomationRunEnd extends AutomationRunInput { state: Exclude<AutomationRunState, 'running'>; reason?: string }

@@ -6,3 +6,4 @@ export { ContactImport } from './contact-import';
 export { WebhookDelivery } from './webhook-delivery';
 export { WebhookSweep } from './webhook-sweep';
 export { CampaignLaunch } from './campaign-launch';
+export { TriggerAutomation, AutomationRun } from './trigger-automation';

@@ -60,8 +60,8 @@ export function parseCampaignRequestId(requestId: string): { campaignId: number;
 }
 
 /** The mail_id of the message to snapshot recipient `seq` in `round`: stable, so a resumed page skips what the ledger has. */
-export function campaignMailId(campaignId: number, seq: number, round = 0): string {
-  return mailIdOf(campaignRequestId(campaignId, round), seq);
+export function campaignMailId(account: string, campaignId: number, seq: number, round = 0): string {
+  return mailIdOf(account, campaignRequestId(campaignId, round), seq);
 }
 
 /** The batch_id of a campaign's events (transactional ones are `<account>_transactional_<code>`). */

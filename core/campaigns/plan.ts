@@ -47,7 +47,7 @@ function identityOf(campaign: CampaignDoc, round: number, row: CampaignRecipient
     account: campaign.account,
     requestId: campaignRequestId(campaign.id, round),
     index: row.seq,
-    mailId: campaignMailId(campaign.id, row.seq, round),
+    mailId: campaignMailId(campaign.account, campaign.id, row.seq, round),
     batchId: campaignBatchId(campaign.account, campaign.id),
     email: row.email,
   };
@@ -90,7 +90,7 @@ export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], co
   return {
     sender: body.from.email,
     message(row) {
-      const mailId = campaignMailId(campaign.id, row.seq, round);
+      const mailId = campaignMailId(campaign.account, campaign.id, row.seq, round);
       const email = row.email;
       return {
         mailId,

@@ -26,7 +26,7 @@ export async function onlineVersion(store: Store, links: LinkContext, ref: Messa
 }
 
 function render(request: SendRequestDoc, links: LinkContext, ref: MessageRef): OnlineVersion | undefined {
-  const identity = (email: string): MessageIdentity => ({ ...ref, mailId: mailIdOf(ref.requestId, ref.index), batchId: request.batchId, email });
+  const identity = (email: string): MessageIdentity => ({ ...ref, mailId: mailIdOf(ref.account, ref.requestId, ref.index), batchId: request.batchId, email });
   if (request.source === 'smtp') {
     const { rcptTo, message } = readSmtpSubmission(request);
     const email = rcptTo[ref.index];

@@ -35,7 +35,7 @@ export class VerifiedTokens {
     this.secret ??= await trackingSecret(this.store);
     const payload = verifyTrackingToken(this.secret, kind, token);
     if (!payload) return undefined;
-    const verified = { payload, mailId: mailIdOf(payload.message.requestId, payload.message.index) };
+    const verified = { payload, mailId: mailIdOf(payload.message.account, payload.message.requestId, payload.message.index) };
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(key, verified);
     return verified;

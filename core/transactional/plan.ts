@@ -60,12 +60,16 @@ export function unbuildableMessages(request: SendRequestDoc, mtaHost: string): P
   }));
 }
 
-/** The mail_id of a request's `index`th message (recipients[] element or envelope recipient): stable across retries, named by its tracking tokens. */
-export function mailIdOf(requestId: string, index: number): string {
-  return derivedId('mail', requestId, String(index));
+/**
+ * The mail_id of a request's `index`th message (recipients[] element or envelope recipient):
+ * stable across retries, named by its tracking tokens. The account is part of it: the ledger's
+ * `_id` is global, and request ids such as a campaign's (`campaign-<id>`) repeat across accounts.
+ */
+export function mailIdOf(account: string, requestId: string, index: number): string {
+  return derivedId('mail', account, requestId, String(index));
 }
 
-const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => mailIdOf(request._id, index));
+const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => mailIdOf(request.account, request._id, index));
 
 function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
   return {

@@ -174,7 +174,7 @@ it('sends again to the recipients whose message failed, and to them only', async
   const resent = herald.sink.received.filter((mail) => mail.rcptTo[0] === soft);
   expect(resent).toHaveLength(1);
   const seq = (await store.campaignRecipients.findOne({ account, campaignId: campaign.id, email: soft }))!.seq;
-  expect(resent[0].parsed.messageId).toBe(messageIdOf(campaignMailId(campaign.id, seq, 1), 'herald.test'));
+  expect(resent[0].parsed.messageId).toBe(messageIdOf(campaignMailId(account, campaign.id, seq, 1), 'herald.test'));
   expect(await ledgerCount(campaign, 1)).toBe(1);
   const after = await campaignNow(store, campaign);
   expect(after).toMatchObject({ state: 'SENT', recipients: 6, launch: { rounds: 1, resendTaskId: resend.id } });

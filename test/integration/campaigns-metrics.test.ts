@@ -170,7 +170,7 @@ describe('counting rules, on stored events', () => {
   });
   const sentAt = new Date(Date.now() - 3_600_000);
   const subjectOf = (campaign: CampaignDoc, seq: number, round = 0): EventSubject => ({
-    account: acme.account, batch_id: campaignBatchId(acme.account, campaign.id), mail_id: campaignMailId(campaign.id, seq, round),
+    account: acme.account, batch_id: campaignBatchId(acme.account, campaign.id), mail_id: campaignMailId(acme.account, campaign.id, seq, round),
     email: `r${seq}@example.net`, sent_timestamp: sentAt, tags: [], custom_args: {}, mta: 'herald.test', mail_type: 'campaign',
   });
   const later = (minutes: number) => new Date(sentAt.getTime() + minutes * 60_000);

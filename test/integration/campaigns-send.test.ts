@@ -88,7 +88,7 @@ it('sends once to each contact of the included lists and interests, minus exclud
   const snapshot = await store.campaignRecipients.find({ account, campaignId: draft.id }).toArray();
   for (const row of rows) {
     const recipient = snapshot.find((r) => r.email === row.email)!;
-    expect(row._id).toBe(campaignMailId(draft.id, recipient.seq));
+    expect(row._id).toBe(campaignMailId(account, draft.id, recipient.seq));
     expect(row.status).toBe('sent');
     const mail = mails.find((m) => m.rcptTo[0] === row.email)!;
     expect(mail.parsed.messageId).toBe(row.messageId);

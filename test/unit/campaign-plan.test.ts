@@ -79,7 +79,8 @@ it('personalises with the contact: built-in fields, custom fields by tag and low
 
 it('names the message after the campaign: mail_id, request and batch ids, tags, mail_type, Message-ID, List-Unsubscribe', async () => {
   const { message, mail, raw } = await sent(campaignOf(), row(7), 2);
-  expect(message.mailId).toBe(campaignMailId(42, 7, 2));
+  expect(message.mailId).toBe(campaignMailId('acme', 42, 7, 2));
+  expect(campaignMailId('acme', 42, 7, 2)).not.toBe(campaignMailId('other', 42, 7, 2)); // the ledger's _id is global
   expect(message.requestId).toBe(campaignRequestId(42, 2));
   expect(message.subject).toMatchObject({
     account: 'acme', batch_id: campaignBatchId('acme', 42), mail_id: message.mailId, email: 'p7@example.net', tags: ['spring'],
