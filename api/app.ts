@@ -17,6 +17,7 @@ import { optinRouter } from './optin/router';
 import { withTrackingFastPath } from './tracking/fast-path';
 import { trackingRouter, trackingSettings, type TrackingSettings } from './tracking/router';
 import { transactionalRouter } from './transactional/router';
+import { triggerRouter } from './triggers/router';
 
 export interface ApiDeps {
   store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number; namespace: string; logger: Logger;
@@ -57,6 +58,8 @@ export function createApp(deps: ApiDeps): Koa {
   const metricsRoutes = metricsRouter({ token: 'metricsToken' in deps ? deps.metricsToken : loadConfig().metricsToken });
   app.use(metricsRoutes.routes()).use(metricsRoutes.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
+  const triggers = triggerRouter(deps); // public: the custom trigger address is the credential
+  app.use(triggers.routes()).use(triggers.allowedMethods());
   // Before the account routers: their /v2/:account would take "openapi.json" for an account.
   app.use(openapi.routes()).use(openapi.allowedMethods());
   app.use(optin.routes()).use(optin.allowedMethods()); // before them too: /v2/optin/… is public

@@ -62,6 +62,9 @@ export interface BenchHerald {
   services: Services;
   /** What a listener thread needs to hand sends to Temporal. */
   listenerTemporal: ApiTemporal;
+  account: string;
+  /** The account owner's key for the account API. */
+  apiKey: string;
   transactionalKey: string;
 }
 
@@ -77,9 +80,9 @@ export async function startBenchHerald(stack: BenchStack, teardown: Teardown): P
   teardown.defer('herald worker connection', close);
   const running = worker.run();
   teardown.defer('herald worker', async () => { worker.shutdown(); await running; });
-  const { transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
+  const { account, apiKey, transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   return {
-    config, services, transactionalKey,
+    config, services, account, apiKey, transactionalKey,
     listenerTemporal: { address: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
   };
 }

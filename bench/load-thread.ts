@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import { Pool } from 'undici';
-import { recipientOf, sampleHtml, sendRequestBody } from './mail';
+import { recipientOf, sampleHtml, sendRequestBody, triggerEventBody } from './mail';
 import { runPool, type PoolResult } from './support';
 
 const ROLE = 'herald-bench-load';
@@ -17,10 +17,13 @@ export interface SendLoad { apiBase: string; transactionalKey: string; first: nu
 /** The same messages submitted over SMTP to `smtpPort`: `concurrency` clients, each a connection of its own sending one message after another. */
 export interface SmtpLoad { smtpPort: number; transactionalKey: string; first: number; count: number; concurrency: number; timeoutMs: number }
 
+/** `count` custom trigger events (bench/mail.ts's triggerEventBody(first + i)) posted to the account's trigger address `path`. */
+export interface TriggerLoad { apiBase: string; path: string; first: number; count: number; concurrency: number; timeoutMs: number }
+
 /** The latency of each accepted request (ms), and the load's duration measured on its own thread. */
 export interface LoadResult extends PoolResult<number> { durationMs: number }
 
-type Load = { kind: 'http'; load: SendLoad } | { kind: 'smtp'; load: SmtpLoad };
+type Load = { kind: 'http'; load: SendLoad } | { kind: 'smtp'; load: SmtpLoad } | { kind: 'trigger'; load: TriggerLoad };
 interface Start { role: typeof ROLE; work: Load }
 
 /**
@@ -33,6 +36,10 @@ export function runSendLoad(load: SendLoad, onGo: () => void): Promise<LoadResul
 
 export function runSmtpLoad(load: SmtpLoad, onGo: () => void): Promise<LoadResult> {
   return runLoad({ kind: 'smtp', load }, onGo);
+}
+
+export function runTriggerLoad(load: TriggerLoad, onGo: () => void): Promise<LoadResult> {
+  return runLoad({ kind: 'trigger', load }, onGo);
 }
 
 async function runLoad(work: Load, onGo: () => void): Promise<LoadResult> {
@@ -49,16 +56,15 @@ async function runLoad(work: Load, onGo: () => void): Promise<LoadResult> {
   }
 }
 
-/** The thread's side: one undici Pool, each request's body read to the end so its connection is reused. */
-async function generate({ apiBase, transactionalKey, first, count, concurrency, timeoutMs }: SendLoad): Promise<LoadResult> {
+/** The thread's side: one undici Pool, each request's body read to the end so its connection is reused; every answer must be 202. */
+async function postJson(
+  apiBase: string, path: string, headers: Record<string, string>, bodyOf: (i: number) => string, { first, count, concurrency, timeoutMs }: Omit<SendLoad, 'apiBase' | 'transactionalKey'>,
+): Promise<LoadResult> {
   const client = new Pool(apiBase, { connections: concurrency });
   try {
     const post = async (i: number) => {
       const t0 = performance.now();
-      const res = await client.request({
-        method: 'POST', path: '/v1/mail/send', body: sendRequestBody(first + i),
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${transactionalKey}` },
-      });
+      const res = await client.request({ method: 'POST', path, body: bodyOf(first + i), headers: { 'content-type': 'application/json', ...headers } });
       const text = await res.body.text();
       if (res.statusCode !== 202) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       return performance.now() - t0;
@@ -91,11 +97,19 @@ async function submit({ smtpPort, transactionalKey, first, count, concurrency, t
   }
 }
 
+function run(work: Load): Promise<LoadResult> {
+  switch (work.kind) {
+    case 'http': return postJson(work.load.apiBase, '/v1/mail/send', { authorization: `Bearer ${work.load.transactionalKey}` }, sendRequestBody, work.load);
+    case 'trigger': return postJson(work.load.apiBase, work.load.path, {}, triggerEventBody, work.load);
+    case 'smtp': return submit(work.load);
+  }
+}
+
 if (!isMainThread && (workerData as Start | undefined)?.role === ROLE) {
   parentPort!.postMessage('ready');
   parentPort!.once('message', () => {
     const { work } = workerData as Start;
-    (work.kind === 'http' ? generate(work.load) : submit(work.load)).then(
+    run(work).then(
       (result) => parentPort!.postMessage(result),
       (error: Error) => { throw error; }, // an 'error' event on the caller's side
     );

@@ -22,3 +22,11 @@ export function sendRequestBody(i: number): string {
     recipients: [{ to: { email: recipientOf(i) } }],
   });
 }
+
+/** The trigger key of trigger-events' automation. */
+export const BENCH_TRIGGER_KEY = 'bench_order_paid';
+
+/** A custom trigger event for contact `i` (a new contact each: the run creates it), with a small context. */
+export function triggerEventBody(i: number): string {
+  return JSON.stringify({ trigger_key: BENCH_TRIGGER_KEY, contact: recipientOf(i), context: { order: { id: `B-${i}`, total: `${(i % 97) + 3}.50` } } });
+}

@@ -12,6 +12,7 @@ import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
 import { runTrackingHits } from './tracking-hits';
+import { runTriggerEvents } from './trigger-events';
 import { runWebhookDelivery } from './webhook-delivery';
 
 type Results = Record<string, Record<string, unknown>>;
@@ -37,6 +38,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'webhook-delivery': (done) => runWebhookDelivery(done['tracking-hits']?.hits_per_s as number | undefined),
   // A 100k-contact campaign launched end to end (worker in its own process) to a counting sink, beside prebuilt raw MIME of its own messages sent by nodemailer.
   'campaign-send': () => runCampaignSend(),
+  // Custom trigger events posted by 50 clients (hourly limit raised), each running a one-email automation, beside bare signalWithStart and no-op workflows.
+  'trigger-events': () => runTriggerEvents(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */

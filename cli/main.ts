@@ -12,6 +12,7 @@ const USAGE = `Usage:
   herald account create <name>          create an account; prints {"account","apiKey","transactionalKey"}
   herald account set <name> [--attachments on|off] [--monthly-limit <n>|none]
                      [--sender-domain <domain>]... [--no-sender-domains]
+                     [--trigger-hourly-limit <n>]
                                         change the account's sending policy; prints its settings
   herald account show <name>            print the account's settings as JSON (never its keys)
   herald user create <account> <email>  create a user with every permission and a new password;
@@ -23,7 +24,9 @@ Settings: --attachments on lets transactional sends carry attachments (off by de
 --monthly-limit caps the messages (recipients) accepted per calendar month in UTC (none: no
 limit, the default); --sender-domain, repeatable, replaces the list of domains a send's From
 may use with the ones given (exact domains: list a subdomain to allow it), and
---no-sender-domains clears it (no list: any From address). Options not given stay as they are.
+--no-sender-domains clears it (no list: any From address); --trigger-hourly-limit sets how many
+custom trigger events are accepted per clock hour in UTC (200 by default; 0 refuses them all).
+Options not given stay as they are.
 The command uses MONGODB_URI, else the store of a running \`npm start\` for HERALD_DATA_DIR,
 else starts that data folder's embedded store for the duration of the command.`;
 
@@ -72,7 +75,7 @@ function parseSettingsOptions(options: string[]): Partial<AccountSettings> {
   const seen = new Set<string>();
   for (let i = 0; i < options.length; i += 1) {
     const option = options[i];
-    const takesValue = ['--attachments', '--monthly-limit', '--sender-domain'].includes(option);
+    const takesValue = ['--attachments', '--monthly-limit', '--sender-domain', '--trigger-hourly-limit'].includes(option);
     if (!takesValue && option !== '--no-sender-domains') throw new UsageError(`unknown option for account set: ${option}`);
     if (option !== '--sender-domain' && seen.has(option)) throw new UsageError(`${option} is given twice`);
     seen.add(option);
@@ -85,6 +88,10 @@ function parseSettingsOptions(options: string[]): Partial<AccountSettings> {
         break;
       case '--monthly-limit':
         change.monthlyLimit = parseMonthlyLimit(value!);
+        break;
+      case '--trigger-hourly-limit':
+        if (!/^\d{1,15}$/.test(value!)) throw new UsageError(`--trigger-hourly-limit takes a whole number of events, not ${value}`);
+        change.triggerHourlyLimit = Number(value);
         break;
       case '--sender-domain': {
         const domain = normaliseDomain(value!);

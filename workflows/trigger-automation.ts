@@ -13,8 +13,9 @@ const { matchTriggerEvent, beginAutomationRun, finishAutomationRun, recordAutoma
   startToCloseTimeout: '1 minute',
   retry: { maximumInterval: '30 seconds' },
 });
-// One message: relay trouble and deferrals (4xx) are retried with backoff for about an hour,
-// then the message is recorded as failed (a soft bounce) and the run ends failed.
+// One message: relay trouble and deferrals (4xx) are retried with backoff (10 s doubling: 8
+// attempts over about 21 minutes), then the message is recorded as failed (a soft bounce) and
+// the run ends failed.
 const { sendAutomationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes', maximumAttempts: 8 },

@@ -13,7 +13,7 @@ import { validator } from '../validation';
 import { parseTimestamp } from './activity-query';
 import { description, name } from './schemas';
 
-const tags = { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } } as const;
+export const tags = { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } } as const;
 const ids = (what: string) => ({ type: 'array', maxItems: 1000, items: { type: ['integer', 'string'] }, description: `Ids of ${what} of the account.` }) as const;
 const audience = {
   type: 'object', additionalProperties: false,
@@ -60,7 +60,7 @@ function withoutEmptyMembers(value: unknown): unknown {
 }
 
 /** The body as an object, its enum-like words upper-cased (the original's clients vary their case). */
-function prepare(body: unknown, upper: string[]): Record<string, unknown> {
+export function prepare(body: unknown, upper: string[]): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest('The body must be an object');
   const out = withoutEmptyMembers(body) as Record<string, unknown>;

@@ -14,7 +14,7 @@ import {
 } from './campaign-input';
 import { campaignChangesView, campaignDetail, campaignSummary } from './campaign-views';
 import { reply, replyPage } from './envelope';
-import { parseListOptions, type ListSpec } from './list-options';
+import { booleanFilter, parseListOptions, type ListSpec } from './list-options';
 import { integerParam } from './params';
 
 function states(value: string): CampaignState[] {
@@ -30,16 +30,9 @@ function tagList(value: string): string[] {
   return given;
 }
 
-function archived(value: string): boolean {
-  const text = value.trim().toLowerCase();
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
-  throw new Error('Must be true or false');
-}
-
 export const CAMPAIGN_LIST: ListSpec = {
   sortFields: ['name', 'state', 'stateGroup', 'created', 'launchDate'], defaultDir: 'asc', defaultLimit: 20,
-  filters: { state: states, tags: tagList, archived },
+  filters: { state: states, tags: tagList, archived: booleanFilter },
   multiValueFilters: ['state', 'tags'],
   filterDescriptions: {
     state: 'One or several states (DRAFT, SCHEDULED, PENDING_APPROVAL, SENDING, SENT, CANCELLED): `filter[state]=DRAFT,SENT`, or the key repeated.',

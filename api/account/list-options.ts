@@ -36,6 +36,14 @@ export interface ListOptions {
 /** Enough for the original's clients, which ask for 1000 at once. */
 export const MAX_LIMIT = 1000;
 
+/** A `filter[…]` of yes or no: `true`/`1` or `false`/`0`, in any case. */
+export function booleanFilter(value: string): boolean {
+  const text = value.trim().toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw new Error('Must be true or false');
+}
+
 /**
  * Reads the listing options of the query string as the original's clients send them:
  * `sortby`/`sortBy`/`SORTBY` (any letter case), `sortdir` asc/desc in any case, `filter[x]`

@@ -1,10 +1,12 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
+import { loadConfig } from '../../core/config';
 import type { Store } from '../../core/store';
 import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { activityRoutes } from './activity';
 import { authenticate, requireOwnAccount } from './auth';
+import { automationRoutes } from './automations';
 import { campaignContentBodyRouter, campaignContentRoutes } from './campaign-contents';
 import { campaignLaunchRoutes } from './campaign-launch';
 import { campaignReportRoutes } from './campaign-reports';
@@ -15,7 +17,7 @@ import { contactRoutes } from './contacts';
 import { dkimRoutes } from './dkim';
 import { ACCOUNT_BODY_LIMIT_BYTES } from './body-limit';
 import { fieldRoutes } from './fields';
-import { integrationRoutes } from './integrations';
+import { customTriggerRoutes, integrationRoutes } from './integrations';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
@@ -30,6 +32,8 @@ export interface AccountApiDeps {
   searchAttributeLimit: number;
   /** HERALD_WEBHOOK_ALLOW_PRIVATE; by default from the environment. */
   webhookAllowPrivate?: boolean;
+  /** Where custom trigger addresses point (HERALD_PUBLIC_URL, as tracking links); by default from the environment. */
+  tracking?: { publicUrl: string };
 }
 
 /**
@@ -45,6 +49,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   accountInfoRoutes(scoped, deps.store);
   userRoutes(scoped, deps.store);
   integrationRoutes(scoped, deps.store);
+  customTriggerRoutes(scoped, { store: deps.store, publicUrl: deps.tracking?.publicUrl ?? loadConfig().publicUrl });
   dkimRoutes(scoped, deps.store);
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);
@@ -59,5 +64,6 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   campaignContentRoutes(scoped, deps);
   campaignLaunchRoutes(scoped, deps);
   campaignReportRoutes(scoped, deps.store);
+  automationRoutes(scoped, deps);
   return [loginRouter(deps.store), contactImportRouter(deps), campaignContentBodyRouter(deps.store), scoped];
 }

@@ -18,7 +18,14 @@ export function requestContext(logger: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // Only method, path and status: query strings and headers may carry secrets.
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      ctx.state.log.info({ method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   };
+}
+
+/** A custom trigger address's last two segments are its credential (api/triggers/router.ts): never logged. */
+const TRIGGER_ADDRESS = /^(\/events\/customtriggers\/[^/]*\/init)\/.*$/;
+
+function loggedPath(path: string): string {
+  return path.replace(TRIGGER_ADDRESS, '$1/…');
 }

@@ -104,6 +104,7 @@ export function errorResponse(status: number | 'default', transactional: boolean
     : `${STATUS_TEXT[status] ?? 'Error'}: ${types.map((t) => `\`${t}\``).join(' or ')}`;
   return {
     description,
+    ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until a retry may succeed.', schema: { type: 'integer', minimum: 1 } } } } : {}),
     content: { 'application/json': { schema: ref(transactional ? 'TransactionalErrorResponse' : 'AccountErrorResponse') } },
   };
 }

@@ -2,6 +2,7 @@
 // the app is added here too: test/integration/openapi.test.ts fails on a route left out.
 import { accountInfoOperations } from '../account/account-info';
 import { activityOperations } from '../account/activity';
+import { automationOperations } from '../account/automations';
 import { campaignContentOperations } from '../account/campaign-contents';
 import { campaignLaunchOperations } from '../account/campaign-launch';
 import { campaignReportOperations } from '../account/campaign-reports';
@@ -24,6 +25,7 @@ import { metricsOperations } from '../metrics';
 import { optinOperations } from '../optin/router';
 import { sendOperations } from '../transactional/router';
 import { trackingOperations } from '../tracking/operations';
+import { triggerOperations } from '../triggers/router';
 import type { OperationSpec } from './operation';
 import { openapiOperations } from './router';
 
@@ -51,6 +53,8 @@ export const operations: OperationSpec[] = [
   ...campaignContentOperations,
   ...campaignLaunchOperations,
   ...campaignReportOperations,
+  ...automationOperations,
   ...optinOperations,
   ...trackingOperations,
+  ...triggerOperations,
 ];

@@ -21,6 +21,8 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   batchId: { schema: { type: 'string', maxLength: 200 }, description: 'A send\'s `Herald-Batch-Id`: `<account>_transactional_<batch_code or request id>`.' },
   token: { schema: { type: 'string' }, description: 'The signed token of a tracking link, as the message carries it.' },
   network: { schema: { type: 'string', enum: [...SHARE_NETWORKS] }, description: 'The social network to share on.' },
+  credentialA: { schema: { type: 'string' }, description: 'The first part of the trigger address\'s credential (8 hex digits), as `trigger_url` gives it.' },
+  credentialB: { schema: { type: 'string' }, description: 'The second part of the trigger address\'s credential (8 hex digits), as `trigger_url` gives it.' },
 };
 
 /** The path's `{name}` parameters, in order. */

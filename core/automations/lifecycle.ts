@@ -1,6 +1,11 @@
-// FOUNDATION STUB: the signature is fixed; the body is being built.
+// Stopping an automation's runs (a deactivation or a deletion of the automation).
 import type { Client } from '@temporalio/client';
 import type { Store } from '../store';
+import { requestWorkflowCancel } from '../temporal';
+import { workflowIds } from '../workflow-contracts';
+
+/** Cancellations asked of Temporal at once. */
+const CANCELS_AT_ONCE = 8;
 
 /**
  * Stops the automation's runs that are still running (a deactivation or a deletion): each run's
@@ -9,6 +14,14 @@ import type { Store } from '../store';
  * Returns how many runs it asked to stop.
  */
 export async function stopAutomationRuns(deps: { store: Store; temporal: Client }, account: string, automationId: number): Promise<number> {
-  void deps; void account; void automationId;
-  return 0;
+  const runs = await deps.store.automationRuns.find({ account, automationId, state: 'running' }).project<{ eventId: string }>({ _id: 0, eventId: 1 }).toArray();
+  let next = 0;
+  const canceller = async () => {
+    while (next < runs.length) {
+      const { eventId } = runs[next++];
+      await requestWorkflowCancel(deps.temporal, workflowIds.automationRun(account, eventId, automationId));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CANCELS_AT_ONCE, runs.length) }, canceller));
+  return runs.length;
 }

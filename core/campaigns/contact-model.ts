@@ -1,4 +1,5 @@
-// The `contact` of a campaign message's model, from the recipient's snapshot row: the built-in
+// The `contact` of a campaign message's model, from the recipient's snapshot row (or of an
+// automation's message, from the contact itself): the built-in
 // fields under their snake_case names, and each custom field of the account by its tag as defined
 // (`NUMERODECLIENTE`) and in lower case (`numerodecliente`). A field the contact has no value for
 // is "" (so `${contact.x!"fallback"}` shows the fallback, and `[#if contact.x??]` sees the field).
@@ -14,9 +15,13 @@ export function fieldNamesOf(fields: readonly FieldDoc[]): FieldNames {
 
 const BUILT_IN_NAMES = new Set(['id', 'email', 'first_name', 'last_name', 'gender', 'language']);
 
-export function contactModel(recipient: CampaignRecipientDoc, fields: FieldNames): Model {
+/** What the model reads of a contact: a snapshot row (CampaignRecipientDoc, `contactId`) or a ContactDoc (`id`). */
+export type ModelContact = Pick<CampaignRecipientDoc, 'email' | 'firstName' | 'lastName' | 'gender' | 'language' | 'customFields'>
+  & ({ contactId: number } | { id: number });
+
+export function contactModel(recipient: ModelContact, fields: FieldNames): Model {
   const contact: Model = {
-    id: recipient.contactId,
+    id: 'contactId' in recipient ? recipient.contactId : recipient.id,
     email: recipient.email,
     first_name: recipient.firstName,
     last_name: recipient.lastName,

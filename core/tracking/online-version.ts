@@ -11,6 +11,8 @@ import type { MessageIdentity, MessageRef } from '../transactional/tracking-toke
 import { mailIdOf } from '../transactional/plan';
 import { parseCampaignRequestId } from '../campaigns/model';
 import { campaignOnlineVersion } from '../campaigns/online-version';
+import { parseAutomationRequestId } from '../automations/model';
+import { automationOnlineVersion } from '../automations/online-version';
 
 export type OnlineVersion = { type: 'html' | 'text'; body: string };
 
@@ -21,6 +23,9 @@ export async function onlineVersion(store: Store, links: LinkContext, ref: Messa
   // A campaign's message: from the campaign and its recipient snapshot (core/campaigns/online-version.ts).
   const campaign = parseCampaignRequestId(ref.requestId);
   if (campaign) return campaignOnlineVersion(store, links, ref, campaign);
+  // An automation's message: from the run's step, its event and the contact (core/automations/online-version.ts).
+  const automation = parseAutomationRequestId(ref.requestId);
+  if (automation) return automationOnlineVersion(store, links, ref, automation);
   const request = await store.sendRequests.findOne({ _id: ref.requestId, account: ref.account });
   return request ? render(request, links, ref) : undefined;
 }

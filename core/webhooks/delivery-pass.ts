@@ -44,10 +44,12 @@ export interface WebhookTuning {
   concurrency: number;
   /** How often an idle pass looks for new events (a look costs ~1 ms; a read happens only when there may be some). */
   idlePollMs: number;
+  /** The wait before a failed POST's one retry: the spec's minute (a test shortens it to spare the suite a minute of real time). */
+  retryDelayMs: number;
 }
 
 export const DEFAULT_TUNING: WebhookTuning = {
-  maxEventsPerRequest: 500, maxBytesPerRequest: 1_000_000, pageSize: 20_000, settleMs: 5000, concurrency: 4, idlePollMs: 1000,
+  maxEventsPerRequest: 500, maxBytesPerRequest: 1_000_000, pageSize: 20_000, settleMs: 5000, concurrency: 4, idlePollMs: 1000, retryDelayMs: WEBHOOK_RETRY_DELAY_MS,
 };
 
 /** The first page of a run of reads; each full page makes the next one 4 times bigger, up to pageSize. */
@@ -99,7 +101,7 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
   const endpointKey = { _id: `${input.account}:${input.endpointId}`, account: input.account };
   const retries: Array<{ retryId: string; at: number }> = [];
   const result = (state: WebhookPassResult['state']): WebhookPassResult => ({
-    state, retries: retries.map((r) => ({ retryId: r.retryId, delayMs: Math.max(0, WEBHOOK_RETRY_DELAY_MS - (Date.now() - r.at)) })),
+    state, retries: retries.map((r) => ({ retryId: r.retryId, delayMs: Math.max(0, tuning.retryDelayMs - (Date.now() - r.at)) })),
   });
 
   let endpoint = await store.webhooks.findOne(endpointKey);
@@ -164,7 +166,7 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
         if (answer.outcome === 'delivered') {
           metrics.webhookEventsDelivered.inc(head.batch.ids.length);
         } else {
-          retries.push({ retryId: await recordFailure(store, target, head.batch, answer), at: Date.now() });
+          retries.push({ retryId: await recordFailure(store, target, head.batch, answer, tuning.retryDelayMs), at: Date.now() });
           failed = true;
         }
         moveCursor(head.batch.last).catch(() => undefined); // awaited below, where a store error surfaces

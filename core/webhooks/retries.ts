@@ -33,9 +33,11 @@ async function log(store: Store, endpoint: { account: string; id: number }, trac
  * Records a failed POST of these events: the log entry, then the retry batch (the same batch
  * recorded twice, by an activity run again, stays one). Returns the batch's id.
  */
-export async function recordFailure(store: Store, endpoint: WebhookDoc, batch: { ids: ObjectId[]; trackIds: string[] }, result: PostResult): Promise<string> {
+export async function recordFailure(
+  store: Store, endpoint: WebhookDoc, batch: { ids: ObjectId[]; trackIds: string[] }, result: PostResult, delayMs = WEBHOOK_RETRY_DELAY_MS,
+): Promise<string> {
   const retryId = `${endpoint.account}:${endpoint.id}:${batch.ids[0].toHexString()}-${batch.ids[batch.ids.length - 1].toHexString()}`;
-  const dueAt = new Date(Date.now() + WEBHOOK_RETRY_DELAY_MS);
+  const dueAt = new Date(Date.now() + delayMs);
   const inserted = await store.webhookRetries.updateOne(
     { _id: retryId },
     { $setOnInsert: { account: endpoint.account, endpointId: endpoint.id, eventIds: batch.ids, dueAt, leaseUntil: new Date(0) } },

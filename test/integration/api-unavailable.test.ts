@@ -8,6 +8,7 @@ import { createAccount } from '../../core/accounts';
 import { newId } from '../../core/ids';
 import { createLogger } from '../../core/logger';
 import { connectStore, type Store } from '../../core/store';
+import { activateTriggers } from '../../core/triggers/integration';
 import { freePort } from '../../infra/ports';
 
 let store: Store;
@@ -42,6 +43,18 @@ it('answers 503 service_unavailable and keeps no half-recorded request when Temp
   expect(response.status).toBe(503);
   expect(await response.json()).toEqual({ success: false, error: { status: 503, type: 'service_unavailable', message: expect.any(String) } });
   expect(await store.sendRequests.countDocuments({ account: 'downacct' })).toBe(0);
+});
+
+it('answers a custom trigger event 503 and keeps nothing recorded or counted when Temporal is down', async () => {
+  await createAccount(store, 'downtrig');
+  const { address } = await activateTriggers(store, 'downtrig');
+  const response = await fetch(`${baseUrl}/events/customtriggers/downtrig/init/${address.a}/${address.b}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ trigger_key: 'k', contact: 'a@example.com' }),
+  });
+  expect(response.status).toBe(503);
+  expect(await response.json()).toMatchObject({ success: false, error: { status: 503, type: 'SERVICE_UNAVAILABLE' } });
+  expect(await store.triggerEvents.countDocuments({ account: 'downtrig' })).toBe(0);
+  expect(await store.triggerUsage.find({ _id: { $regex: '^downtrig:' } }).toArray()).toEqual([expect.objectContaining({ n: 0 })]);
 });
 
 it('is alive on /healthz but not ready on /readyz, naming what is down', async () => {

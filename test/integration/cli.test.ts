@@ -94,25 +94,26 @@ describe('the herald command (accounts and users)', () => {
     const created = JSON.parse((await herald(['account', 'create', 'policy1'], env)).stdout);
     const shown = await herald(['account', 'show', 'policy1'], env);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [] });
+    expect(JSON.parse(shown.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200 });
 
     const set = await herald(['account', 'set', 'policy1', '--attachments', 'on', '--monthly-limit', '50000',
-      '--sender-domain', 'Shop.Example.COM', '--sender-domain', 'news.example.com', '--sender-domain', 'shop.example.com'], env);
+      '--sender-domain', 'Shop.Example.COM', '--sender-domain', 'news.example.com', '--sender-domain', 'shop.example.com', '--trigger-hourly-limit', '1000'], env);
     expect(set.code).toBe(0);
-    const expected = { account: 'policy1', attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'] };
+    const expected = { account: 'policy1', attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'], triggerHourlyLimit: 1000 };
     expect(JSON.parse(set.stdout)).toEqual(expected);
     expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual(expected);
     expect(shown.stdout + set.stdout).not.toContain(created.apiKey.slice(-20));
     expect(shown.stdout + set.stdout).not.toContain(created.transactionalKey.slice(-20));
     const doc = await client.db(database).collection('accounts').findOne({ _id: 'policy1' as never });
-    expect(doc!.settings).toEqual({ attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'] });
+    expect(doc!.settings).toEqual({ attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'], triggerHourlyLimit: 1000 });
 
     // Options not given stay; --sender-domain replaces the whole list.
     const replaced = await herald(['account', 'set', 'policy1', '--sender-domain', 'other.example'], env);
     expect(JSON.parse(replaced.stdout)).toEqual({ ...expected, senderDomains: ['other.example'] });
-    const cleared = await herald(['account', 'set', 'policy1', '--no-sender-domains', '--monthly-limit', 'none', '--attachments', 'off'], env);
-    expect(JSON.parse(cleared.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [] });
-    expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [] });
+    const cleared = await herald(['account', 'set', 'policy1', '--no-sender-domains', '--monthly-limit', 'none', '--attachments', 'off', '--trigger-hourly-limit', '200'], env);
+    const defaults = { account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200 };
+    expect(JSON.parse(cleared.stdout)).toEqual(defaults);
+    expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual(defaults);
   });
 
   it.each([
@@ -126,6 +127,8 @@ describe('the herald command (accounts and users)', () => {
     [['account', 'set', 'policy2', '--monthly-limit', '-5'], 'whole number'],
     [['account', 'set', 'policy2', '--monthly-limit', '1.5'], 'whole number'],
     [['account', 'set', 'policy2', '--monthly-limit', 'lots'], 'whole number'],
+    [['account', 'set', 'policy2', '--trigger-hourly-limit', '-1'], '--trigger-hourly-limit takes a whole number'],
+    [['account', 'set', 'policy2', '--trigger-hourly-limit', 'none'], '--trigger-hourly-limit takes a whole number'],
     [['account', 'set', 'policy2', '--sender-domain', 'user@example.com'], 'not a domain name'],
     [['account', 'set', 'policy2', '--sender-domain', 'localhost'], 'not a domain name'],
     [['account', 'set', 'policy2', '--sender-domain', '{"$ne":1}'], 'not a domain name'],

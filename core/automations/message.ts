@@ -1,0 +1,111 @@
+// An automation's email step made into one message, with the machinery campaigns and
+// transactional requests use: the step is a transactional send body (tracking as the transactional
+// defaults: opens and clicks tracked), compiled by the transactional renderer (its cache is by
+// source: every run of an automation shares one compilation) and spliced into its MIME skeleton
+// (core/sending/mime-splice.ts). The model is the event's context with the contact beside it:
+// `{...context, contact}` (core/campaigns/contact-model.ts), so `${contact.*}` wins over a
+// context key named `contact`.
+import type { EventSubject } from '../events';
+import { buildSkeleton } from '../sending/mime-splice';
+import type { AutomationEmailStep, FieldDoc, TriggerEventDoc } from '../store';
+import type { Model } from '../transactional/dialect';
+import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../transactional/personalise';
+import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../transactional/plan';
+import type { Recipient, SendRequestBody } from '../transactional/request';
+import { contactModel, displayName, fieldNamesOf, type ModelContact } from '../campaigns/contact-model';
+import { AUTOMATION_MAIL_TYPE, automationBatchId, automationMailId, automationRequestId } from './model';
+
+/** Which message of which run: the step's index numbers it. `tags`: the automation's. */
+export interface AutomationMessageRef { account: string; automationId: number; eventId: string; step: number; email: string; tags: string[] }
+
+/** The message's tracking identity (its tokens sign it). */
+export function identityOf(ref: AutomationMessageRef): MessageIdentity {
+  return {
+    account: ref.account,
+    requestId: automationRequestId(ref.automationId, ref.eventId),
+    index: ref.step,
+    mailId: automationMailId(ref.account, ref.automationId, ref.eventId, ref.step),
+    batchId: automationBatchId(ref.account, ref.automationId),
+    email: ref.email,
+  };
+}
+
+/**
+ * The message without its content: ids and the subject of its events. What a dropped or failed
+ * outcome records (its content is never built); `raw` throws.
+ */
+export function automationMessage(ref: AutomationMessageRef, mtaHost: string): PlannedMessage {
+  const { mailId, requestId, batchId, email, account } = identityOf(ref);
+  const subject: EventSubject = {
+    account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: new Date(), tags: ref.tags, custom_args: {}, mta: mtaHost, mail_type: AUTOMATION_MAIL_TYPE,
+  };
+  return { mailId, requestId, email, copiesTo: [], subject, raw: () => { throw new Error('this message has no content'); } };
+}
+
+/** The event's context as stored (one JSON string); anything but an object is an empty context. */
+export function eventContext(event: Pick<TriggerEventDoc, 'context'>): Model {
+  const value: unknown = JSON.parse(event.context || '{}');
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Model) : {};
+}
+
+/** The model of a run's messages: the context's keys, and `contact` (which a context key of that name does not hide). */
+export function automationModel(context: Model, contact: ModelContact, fields: readonly FieldDoc[]): Model {
+  return { ...context, contact: contactModel(contact, fieldNamesOf(fields)) };
+}
+
+/** The step as a transactional send body (no recipients: the contact is the one). */
+export function automationSendBody(step: AutomationEmailStep, tags: string[]): SendRequestBody {
+  const name = step.fromName?.trim();
+  return {
+    from: name ? { email: step.from, name } : { email: step.from },
+    ...(step.replyTo ? { reply_to: { email: step.replyTo } } : {}),
+    subject: step.subject,
+    content: { html: step.html, ...(step.text ? { text: step.text } : {}) },
+    recipients: [],
+    tags,
+  };
+}
+
+/** The contact as the message's recipient, its model as the substitutions. */
+function recipientOf(contact: ModelContact, model: Model): Recipient {
+  const name = displayName(contact);
+  return { to: name ? { email: contact.email, name } : { email: contact.email }, substitutions: model };
+}
+
+/** The step's copy for the contact: subject, HTML and text rendered, with the message's own signed links. */
+export function renderAutomationCopy(
+  step: AutomationEmailStep, ref: AutomationMessageRef, contact: ModelContact, model: Model, links: LinkContext, pixel = true,
+): { body: SendRequestBody; recipient: Recipient; copy: Personalised } {
+  const body = automationSendBody(step, ref.tags);
+  if (!pixel) body.tracking = { open: { enable: false } };
+  const recipient = recipientOf(contact, model);
+  return { body, recipient, copy: contentRenderer(body, links)(recipient, identityOf(ref)) };
+}
+
+/**
+ * The step's message to the contact, rendered and composed now (not when the sender asks for its
+ * bytes): a content that cannot be built throws here, before anything is sent, so the caller
+ * records it failed instead of the send loop taking it for relay trouble and retrying.
+ */
+export async function buildAutomationEmail(
+  step: AutomationEmailStep, ref: AutomationMessageRef, contact: ModelContact, model: Model, context: PlanContext,
+): Promise<{ message: PlannedMessage; sender: string }> {
+  const { mtaHost, links } = context;
+  const { body, recipient, copy } = renderAutomationCopy(step, ref, contact, model, links);
+  const skeleton = await buildSkeleton({
+    from: formatAddress(body.from),
+    replyTo: body.reply_to && formatAddress(body.reply_to),
+    hasHtml: true,
+    hasText: body.content.text !== undefined,
+  });
+  const message = automationMessage(ref, mtaHost);
+  const raw = skeleton.build({
+    to: formatAddress(recipient.to),
+    subject: copy.subject,
+    messageId: messageIdOf(message.mailId, mtaHost),
+    html: copy.html,
+    text: copy.text,
+    headers: listUnsubscribeOf(copy.tokens),
+  });
+  return { message: { ...message, raw: () => raw }, sender: body.from.email };
+}
