@@ -66,10 +66,13 @@ export interface BenchHerald {
   /** The account owner's key for the account API. */
   apiKey: string;
   transactionalKey: string;
+  /** Starts the worker when `deferWorker` held it back (else a no-op). */
+  startWorker(): void;
 }
 
 /** Herald's worker in this thread, sending to the stack's relay, and a new account. */
-export async function startBenchHerald(stack: BenchStack, teardown: Teardown): Promise<BenchHerald> {
+/** `deferWorker`: the worker is built but polls only once `startWorker()` is called (an intake measured on its own). */
+export async function startBenchHerald(stack: BenchStack, teardown: Teardown, options: { deferWorker?: boolean } = {}): Promise<BenchHerald> {
   const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench', HERALD_LOG_LEVEL: 'silent' });
   const services = await connectServices(config, { mongodbUri: stack.store.uri, temporalAddress: stack.temporal.address });
   teardown.defer('services', () => services.close());
@@ -78,11 +81,13 @@ export async function startBenchHerald(stack: BenchStack, teardown: Teardown): P
     relayUrl: stack.sink.url, mtaHost: 'herald.bench', publicUrl: config.publicUrl,
   });
   teardown.defer('herald worker connection', close);
-  const running = worker.run();
-  teardown.defer('herald worker', async () => { worker.shutdown(); await running; });
+  let running: Promise<void> | undefined;
+  const startWorker = () => { running ??= worker.run(); };
+  teardown.defer('herald worker', async () => { if (running) { worker.shutdown(); await running; } });
+  if (!options.deferWorker) startWorker();
   const { account, apiKey, transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   return {
-    config, services, account, apiKey, transactionalKey,
+    config, services, account, apiKey, transactionalKey, startWorker,
     listenerTemporal: { address: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
   };
 }

@@ -8,6 +8,7 @@
 // Each call starts after every request it serves has arrived, so each request still sees every
 // write acknowledged before it arrived.
 
+import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
 import type { Store } from './store';
 
 /** What the batch's work gives each item: its value, or the error that item alone met. */
@@ -78,4 +79,23 @@ export function perStore<T>(create: (store: Store) => T): (store: Store) => T {
     if (!value) made.set(store, (value = create(store)));
     return value;
   };
+}
+
+/**
+ * Inserts arriving in the same turn, made one `insertMany` (unordered): one store round trip and
+ * one commit for all of them. A document whose own insert failed (a duplicate key) gets its error;
+ * when the command itself failed, every document of it does.
+ */
+export function insertsPerTurn<T extends Document>(collectionOf: (store: Store) => Collection<T>): (store: Store) => TurnBatch<OptionalUnlessRequiredId<T>, void> {
+  return perStore((store) => new TurnBatch<OptionalUnlessRequiredId<T>, void>(async (docs) => {
+    try {
+      await collectionOf(store).insertMany(docs, { ordered: false });
+      return docs.map(() => ({ value: undefined }));
+    } catch (error) {
+      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+      if (writeErrors === undefined) throw error;
+      const failed = new Map((Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((e) => [(e as { index: number }).index, e]));
+      return docs.map((_, index) => (failed.has(index) ? { error: failed.get(index) } : { value: undefined }));
+    }
+  }));
 }

@@ -1,27 +1,14 @@
 import type { Client } from '@temporalio/client';
 import { readAccountSettings } from '../account-settings';
 import { newId } from '../ids';
-import type { SendRequestDoc, Store } from '../store';
-import { perStore, TurnBatch } from '../turn-batch';
+import type { Store } from '../store';
+import { insertsPerTurn } from '../turn-batch';
 import { signalAccountSender, startScheduledSend } from '../temporal';
 import { countMonthlyMessages } from './monthly-usage';
 import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
 
-/**
- * Requests accepted together are recorded with one `insertMany` (core/turn-batch.ts): one store
- * round trip and one commit for all of them. A request whose own insert failed gets its error.
- */
-const requestRecords = perStore((store) => new TurnBatch<SendRequestDoc, void>(async (docs) => {
-  try {
-    await store.sendRequests.insertMany(docs, { ordered: false });
-    return docs.map(() => ({ value: undefined }));
-  } catch (error) {
-    const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-    if (writeErrors === undefined) throw error; // the command itself failed: every request of it
-    const failed = new Map((Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((e) => [(e as { index: number }).index, e]));
-    return docs.map((_, index) => (failed.has(index) ? { error: failed.get(index) } : { value: undefined }));
-  }
-}));
+/** Requests accepted together are recorded with one `insertMany` (core/turn-batch.ts). */
+const requestRecords = insertsPerTurn((store) => store.sendRequests);
 
 export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number }
 

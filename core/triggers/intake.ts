@@ -8,7 +8,7 @@ import { errors } from '../errors';
 import { derivedId, newId } from '../ids';
 import { isDuplicateKey, type Store, type TriggerEventDoc } from '../store';
 import { startTriggerAutomation } from '../temporal';
-import { perStore, TurnBatch } from '../turn-batch';
+import { insertsPerTurn } from '../turn-batch';
 import type { TriggerEvent } from './event';
 import { countTriggerEvent } from './hourly-limit';
 
@@ -20,17 +20,7 @@ export interface AcceptedEvent { eventId: string; key: string; email: string; re
 export const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /** Events accepted together are recorded with one `insertMany` (core/turn-batch.ts); an event whose own insert failed gets its error. */
-const eventRecords = perStore((store) => new TurnBatch<TriggerEventDoc, void>(async (docs) => {
-  try {
-    await store.triggerEvents.insertMany(docs, { ordered: false });
-    return docs.map(() => ({ value: undefined }));
-  } catch (error) {
-    const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-    if (writeErrors === undefined) throw error; // the command itself failed: every event of it
-    const failed = new Map((Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((e) => [(e as { index: number }).index, e]));
-    return docs.map((_, index) => (failed.has(index) ? { error: failed.get(index) } : { value: undefined }));
-  }
-}));
+const eventRecords = insertsPerTurn((store) => store.triggerEvents);
 
 const ignore = () => undefined;
 
