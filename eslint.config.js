@@ -8,7 +8,7 @@ const sandboxForbidden = [
   'node:*', 'fs', 'path', 'crypto', 'os', 'http', 'https', 'net', 'child_process', 'stream', 'util',
   'mongodb', 'nodemailer', 'handlebars', 'mjml', 'koa', '@koa/*', 'smtp-server', 'pino', 'mailparser',
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
-  '../core/*', '!../core/workflow-contracts', '../activities/*', '../infra/*', '../api/*',
+  '../core/*', '!../adapters/temporal/contracts', '../activities/*', '../infra/*', '../api/*',
 ];
 
 module.exports = tseslint.config(
@@ -23,11 +23,28 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Layers point one way: core/ is used by api/, smtp/, activities/ and the entry points, never the reverse.
+    // Layers point one way: the edges (api/, smtp/, activities/, the entry points) → core/ → adapters/.
+    // core/ never reaches up to an edge, the embedded stack or the composition root.
     files: ['core/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['../infra/*', '../workflows/*', '../activities/*', '../api/*', '../smtp/*', '../cli/*'], message: 'core/ imports neither infra/ nor workflows/ (nor the interfaces above it).' }],
+        patterns: [{
+          group: ['**/infra/**', '**/workflows/**', '**/activities/**', '**/api/**', '**/smtp/**', '**/cli/**', '**/composition/**', '**/bench/**'],
+          message: 'core/ is the domain: it imports adapters/, never the edges, infra/ or the composition root.',
+        }],
+      }],
+    },
+  },
+  {
+    // Adapters know nothing of the domain's rules or of the edges above them.
+    files: ['adapters/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/core/**', '**/infra/**', '**/workflows/**', '**/activities/**', '**/api/**', '**/smtp/**', '**/cli/**', '**/composition/**', '**/bench/**'],
+          message: 'adapters/ reach the store, Temporal, the relay and metrics; they import neither the domain nor the edges.',
+          allowTypeImports: false,
+        }],
       }],
     },
   },

@@ -3,10 +3,10 @@
 // listener and the worker in this process. Ctrl-C stops everything cleanly.
 import fs from 'node:fs';
 import { createApiServer } from './api/app';
-import { createAccount } from './core/accounts';
-import { describeConfig, loadConfig, type Config } from './core/config';
-import { createLogger, type Logger } from './core/logger';
-import { connectServices, listen, onShutdownSignal } from './core/services';
+import { createAccount } from './core/accounts/accounts';
+import { describeConfig, loadConfig, type Config } from './composition/config';
+import { createLogger, type Logger } from './adapters/logger';
+import { connectServices, listen, onShutdownSignal } from './composition/services';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
 import { stopLeftovers, type ChildName } from './infra/leftovers';

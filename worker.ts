@@ -1,13 +1,13 @@
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from './activities';
-import { loadConfig, type Config } from './core/config';
-import { createLogger, type Logger } from './core/logger';
-import { serveMetrics, type MetricsServer } from './core/metrics-server';
-import { connectStore, type Store } from './core/store';
-import { createThreadedRelay } from './core/relay-thread';
+import { loadConfig, type Config } from './composition/config';
+import { createLogger, type Logger } from './adapters/logger';
+import { serveMetrics, type MetricsServer } from './adapters/metrics/server';
+import { connectStore, type Store } from './adapters/store/store';
+import { createThreadedRelay } from './adapters/relay/thread';
 import type { WebhookTuning } from './core/webhooks/delivery-pass';
-import type { CampaignTuning } from './core/workflow-contracts';
+import type { CampaignTuning } from './adapters/temporal/contracts';
 import { ensureWebhookSweeper } from './core/webhooks/lifecycle';
 import { resolveServiceAddresses } from './infra/stack-record';
 

@@ -5,13 +5,13 @@
 // began under (enabled, same activation), and the contact ACTIVE.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { defaultBounceDomain } from '../core/bounces/return-path';
-import { buildEvent } from '../core/events';
+import { buildEvent } from '../core/tracking/events';
 import { LedgerWriter } from '../core/sending/ledger';
-import type { AutomationDoc, AutomationEmailStep, AutomationRunDoc, EventDoc, MessageDoc, Store } from '../core/store';
-import { trackingSecret } from '../core/tracking-secret';
-import type { PlannedMessage } from '../core/transactional/plan';
-import type { RelaySender } from '../core/transport';
-import type { AutomationStepInput, AutomationStepOutcome } from '../core/workflow-contracts';
+import type { AutomationDoc, AutomationEmailStep, AutomationRunDoc, EventDoc, MessageDoc, Store } from '../adapters/store/store';
+import { trackingSecret } from '../core/content/tracking/secret';
+import type { PlannedMessage } from '../core/sending/plan';
+import type { RelaySender } from '../adapters/relay/transport';
+import type { AutomationStepInput, AutomationStepOutcome } from '../adapters/temporal/contracts';
 import { automationMessage, automationModel, buildAutomationEmail, eventContext, type AutomationMessageRef } from '../core/automations/message';
 import { automationDocId, automationMailId, automationRunDocId, triggerEventDocId } from '../core/automations/model';
 import { ledgerRow, recordLedgerEvents, sendMessages } from './message-sender';

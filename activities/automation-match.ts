@@ -3,10 +3,10 @@
 // conditional or keyed by a derived id, so an activity run again (a retry, a replayed event)
 // changes nothing twice, and the automation's stats count each run once.
 import { ApplicationFailure } from '@temporalio/activity';
-import { createContact } from '../core/contacts';
-import { AppError, ErrorCode } from '../core/errors';
-import { isDuplicateKey, type AutomationDoc, type AutomationRunDoc, type Store, type TriggerEventDoc } from '../core/store';
-import type { AutomationRunEnd, AutomationRunInput, AutomationStepPlan, TriggerAutomationInput, TriggerMatch } from '../core/workflow-contracts';
+import { createContact } from '../core/contacts/contacts';
+import { AppError, ErrorCode } from '../core/shared/errors';
+import { isDuplicateKey, type AutomationDoc, type AutomationRunDoc, type Store, type TriggerEventDoc } from '../adapters/store/store';
+import type { AutomationRunEnd, AutomationRunInput, AutomationStepPlan, TriggerAutomationInput, TriggerMatch } from '../adapters/temporal/contracts';
 import { automationDocId, automationRunDocId, TRIGGER_CONTACT_SOURCE, triggerEventDocId } from '../core/automations/model';
 
 /** The failure type of an event whose record is gone: nothing can be matched, no retry helps. */

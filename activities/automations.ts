@@ -1,10 +1,10 @@
 // Activities of the TriggerAutomation and AutomationRun workflows (workflows/trigger-automation.ts):
 // the run records (./automation-match.ts) and the email steps (./automation-email.ts).
-import type { Store } from '../core/store';
-import type { RelaySender } from '../core/transport';
+import type { Store } from '../adapters/store/store';
+import type { RelaySender } from '../adapters/relay/transport';
 import type {
   AutomationRunEnd, AutomationRunInput, AutomationStepInput, AutomationStepOutcome, AutomationStepPlan, TriggerAutomationInput, TriggerMatch,
-} from '../core/workflow-contracts';
+} from '../adapters/temporal/contracts';
 import { createAutomationEmailActivities } from './automation-email';
 import { createAutomationRunRecords } from './automation-match';
 

@@ -6,12 +6,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { planCampaign, type CampaignPlan } from '../core/campaigns/plan';
 import { campaignMailId, recipientDocId } from '../core/campaigns/model';
-import { buildEvent } from '../core/events';
+import { buildEvent } from '../core/tracking/events';
 import { LedgerWriter } from '../core/sending/ledger';
-import type { CampaignDoc, CampaignRecipientDoc, EventDoc, MessageDoc } from '../core/store';
-import { ACTIVE_STATES } from '../core/tasks';
-import { trackingSecret } from '../core/tracking-secret';
-import type { CampaignPageInput, CampaignPageResult, CampaignTaskInput } from '../core/workflow-contracts';
+import type { CampaignDoc, CampaignRecipientDoc, EventDoc, MessageDoc } from '../adapters/store/store';
+import { ACTIVE_STATES } from '../core/tasks/tasks';
+import { trackingSecret } from '../core/content/tracking/secret';
+import type { CampaignPageInput, CampaignPageResult, CampaignTaskInput } from '../adapters/temporal/contracts';
 import { ledgerRow, recordLedgerEvents, sendMessages, type MessageSenderDeps, type OutgoingMessage } from './message-sender';
 import { TaskProgress } from './task-progress';
 import { TASK_INPUT_ERROR, TASK_NOT_ACTIVE } from './tasks';

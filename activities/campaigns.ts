@@ -5,12 +5,12 @@
 import { defaultBounceDomain } from '../core/bounces/return-path';
 import { writeSnapshot } from '../core/campaigns/audience';
 import { LAUNCHED_STATES } from '../core/campaigns/model';
-import type { CampaignDoc, Store } from '../core/store';
-import { ACTIVE_STATES, updateActiveTask } from '../core/tasks';
-import type { RelaySender } from '../core/transport';
+import type { CampaignDoc, Store } from '../adapters/store/store';
+import { ACTIVE_STATES, updateActiveTask } from '../core/tasks/tasks';
+import type { RelaySender } from '../adapters/relay/transport';
 import type {
   CampaignLaunchStart, CampaignSendCounts, CampaignTaskInput, CampaignTuning, TaskWorkflowInput,
-} from '../core/workflow-contracts';
+} from '../adapters/temporal/contracts';
 import { createCampaignPageActivities, notActive, ownsCampaign } from './campaign-pages';
 import { TaskProgress } from './task-progress';
 import { activeTask } from './tasks';

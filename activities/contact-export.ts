@@ -1,7 +1,7 @@
-import { exportHeader, exportRows, namesOf, selectionFilter, type ExportSelection } from '../core/contact-export';
-import { deleteFile, saveFile } from '../core/files';
-import type { Store } from '../core/store';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+import { exportHeader, exportRows, namesOf, selectionFilter, type ExportSelection } from '../core/contacts/export';
+import { deleteFile, saveFile } from '../adapters/store/files';
+import type { Store } from '../adapters/store/store';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 import { TaskProgress } from './task-progress';
 import { activeTask } from './tasks';
 

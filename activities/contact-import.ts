@@ -1,10 +1,10 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import {
   ImportInputError, runImport, summary, type ImportCheckpoint, type ImportCounts, type ImportParameters,
-} from '../core/contact-import';
-import { deleteFile } from '../core/files';
-import type { Store } from '../core/store';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+} from '../core/contacts/import/start';
+import { deleteFile } from '../adapters/store/files';
+import type { Store } from '../adapters/store/store';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 import { TaskProgress } from './task-progress';
 import { activeTask, TASK_INPUT_ERROR } from './tasks';
 
@@ -18,7 +18,7 @@ function checkpointOf(details: unknown): ImportCheckpoint | undefined {
 export function createContactImportActivities({ store }: { store: Store }) {
   return {
     /**
-     * Imports the task's file (core/contact-import-run.ts), reporting progress by bytes read and
+     * Imports the task's file (core/contacts/import/run.ts), reporting progress by bytes read and
      * heartbeating a checkpoint after every batch, so a retry resumes after the last batch written.
      * Stops before the next batch once the task is cancelled. A file or reference that is gone
      * fails the task at once (TASK_INPUT_ERROR); inline data's file is removed when done.

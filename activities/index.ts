@@ -1,6 +1,6 @@
 // Every activity the worker registers, each group built from the dependencies it needs.
-import type { Store } from '../core/store';
-import type { RelaySender } from '../core/transport';
+import type { Store } from '../adapters/store/store';
+import type { RelaySender } from '../adapters/relay/transport';
 import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';

@@ -9,14 +9,14 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ObjectId } from 'mongodb';
 import { returnPathOf } from '../core/bounces/return-path';
-import { dkimSigningFor } from '../core/dkim';
-import { buildEvent, recordEvents } from '../core/events';
+import { dkimSigningFor } from '../core/sending/dkim';
+import { buildEvent, recordEvents } from '../core/tracking/events';
 import { LedgerWriter } from '../core/sending/ledger';
-import type { EventDoc, MessageDoc, Store } from '../core/store';
-import { suppress, suppressedAmong } from '../core/suppressions';
-import { trackingSecret } from '../core/tracking-secret';
-import { messageIdOf, type PlannedMessage } from '../core/transactional/plan';
-import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../core/transport';
+import type { EventDoc, MessageDoc, Store } from '../adapters/store/store';
+import { suppress, suppressedAmong } from '../core/sending/suppressions';
+import { trackingSecret } from '../core/content/tracking/secret';
+import { messageIdOf, type PlannedMessage } from '../core/sending/plan';
+import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../adapters/relay/transport';
 
 /** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
 export const SEND_CONCURRENCY = 50;

@@ -1,8 +1,8 @@
 // The gathering backlog, as the workers see it: the AccountSender workflow passes the count of
 // requests it still holds with each send attempt (workflows stay free of metrics and I/O), and
 // this wrapper sets the gauge before the attempt runs.
-import { metrics } from '../core/metrics';
-import type { SendOutcome, SendRequestsInput } from '../core/workflow-contracts';
+import { metrics } from '../adapters/metrics/registry';
+import type { SendOutcome, SendRequestsInput } from '../adapters/temporal/contracts';
 
 /**
  * The send activities, with `sendRequests` setting herald_gathering_backlog: the sum over

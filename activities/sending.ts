@@ -5,13 +5,13 @@
 // loop that sends campaign pages.
 import { Context } from '@temporalio/activity';
 import { defaultBounceDomain } from '../core/bounces/return-path';
-import { buildEvent, type EventSubject } from '../core/events';
+import { buildEvent, type EventSubject } from '../core/tracking/events';
 import { LedgerWriter } from '../core/sending/ledger';
-import type { EventDoc, MessageDoc, SendRequestDoc, Store } from '../core/store';
-import { trackingSecret } from '../core/tracking-secret';
-import { mailIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/transactional/plan';
-import type { RelaySender } from '../core/transport';
-import type { QueuedSend, SendOutcome, SendRequestsInput } from '../core/workflow-contracts';
+import type { EventDoc, MessageDoc, SendRequestDoc, Store } from '../adapters/store/store';
+import { trackingSecret } from '../core/content/tracking/secret';
+import { mailIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../core/sending/plan';
+import type { RelaySender } from '../adapters/relay/transport';
+import type { QueuedSend, SendOutcome, SendRequestsInput } from '../adapters/temporal/contracts';
 import { ledgerRow, recordLedgerEvents as recordLedgerEventsOf, sendMessages, type OutgoingMessage } from './message-sender';
 
 export { SEND_CONCURRENCY } from './message-sender';

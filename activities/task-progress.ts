@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { updateActiveTask } from '../core/tasks';
-import type { Store } from '../core/store';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+import { updateActiveTask } from '../core/tasks/tasks';
+import type { Store } from '../adapters/store/store';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 import { TASK_NOT_ACTIVE } from './tasks';
 
 /** The task record is written at most this often; heartbeats go on every report. */

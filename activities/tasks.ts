@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ACTIVE_STATES, endTask, updateActiveTask } from '../core/tasks';
-import type { Store, TaskDoc } from '../core/store';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+import { ACTIVE_STATES, endTask, updateActiveTask } from '../core/tasks/tasks';
+import type { Store, TaskDoc } from '../adapters/store/store';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 
 /** The failure type a task's activity throws when the task is no longer active (cancelled, or deleted). */
 export const TASK_NOT_ACTIVE = 'TaskNotActive';

@@ -2,12 +2,12 @@
 // batch, and the sweep. The work itself is in core/webhooks; here it meets Temporal (heartbeats,
 // cancellation, the worker's client for the sweeper's starts).
 import { CancelledFailure, Context } from '@temporalio/activity';
-import type { Store } from '../core/store';
+import type { Store } from '../adapters/store/store';
 import { DEFAULT_TUNING, deliveryPass, type WebhookTuning } from '../core/webhooks/delivery-pass';
 import { createPoster } from '../core/webhooks/post';
 import { runRetry } from '../core/webhooks/retries';
 import { sweepWebhooks, type SweepResult } from '../core/webhooks/sweep';
-import type { WebhookPassInput, WebhookPassResult, WebhookRetryInput } from '../core/workflow-contracts';
+import type { WebhookPassInput, WebhookPassResult, WebhookRetryInput } from '../adapters/temporal/contracts';
 
 export interface WebhookActivityDeps {
   store: Store;

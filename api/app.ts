@@ -1,10 +1,10 @@
 import http from 'node:http';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from '../core/config';
-import type { Logger } from '../core/logger';
-import { optinSettings, type OptinSettings } from '../core/optin-mail';
-import type { Store } from '../core/store';
+import { loadConfig } from '../composition/config';
+import type { Logger } from '../adapters/logger';
+import { optinSettings, type OptinSettings } from '../core/optin/mail';
+import type { Store } from '../adapters/store/store';
 import { accountRouters } from './account/router';
 import { healthRouter } from './health';
 import { metricsRouter } from './metrics';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
-import type { Store } from '../core/store';
+import type { Store } from '../adapters/store/store';
 import type { OperationSpec } from './openapi/operation';
 
 /** /healthz: the process is up. /readyz: the store and Temporal both answer. */

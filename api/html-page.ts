@@ -2,7 +2,7 @@
 // one self-contained document (inline style, no script, no external asset) whose title is
 // escaped here and whose content each page escapes itself, sent with that page's headers.
 import type { Context } from 'koa';
-import { escapeHtml } from '../core/html';
+import { escapeHtml } from '../core/content/html-escape';
 
 /** A whole document around `content` (already HTML), styled by `style`. */
 export function pageLayout(title: string, content: string, style: string): string {

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import { errors } from '../core/errors';
-import { metricsText } from '../core/metrics';
-import { metricsAuthorized } from '../core/metrics-server';
+import { errors } from '../core/shared/errors';
+import { metricsText } from '../adapters/metrics/registry';
+import { metricsAuthorized } from '../adapters/metrics/server';
 import type { OperationSpec } from './openapi/operation';
 
 /**

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError, ErrorCode } from '../core/errors';
+import { AppError, ErrorCode } from '../core/shared/errors';
 
 /** Writes an AppError as the response, in one interface's shape. */
 export type ErrorRenderer = (ctx: Context, error: AppError) => void;

@@ -3,7 +3,7 @@
 // dropped (removeAdditional), so only validated fields go further.
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import { errors, fieldError, type FieldError, type ValidationCode } from '../core/errors';
+import { errors, fieldError, type FieldError, type ValidationCode } from '../core/shared/errors';
 
 export const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, removeAdditional: true });
 addFormats(ajv, ['email', 'date-time']);

@@ -8,9 +8,9 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { Client, Connection } from '@temporalio/client';
 import { createApiServer } from '../api/app';
 import { createSmtpServer } from '../smtp/server';
-import { createLogger } from '../core/logger';
-import { connectStore } from '../core/store';
-import { connectTemporal } from '../core/temporal';
+import { createLogger } from '../adapters/logger';
+import { connectStore } from '../adapters/store/store';
+import { connectTemporal } from '../adapters/temporal/client';
 import type { Teardown } from './support';
 
 const ROLE = 'herald-bench-api';

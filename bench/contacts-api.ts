@@ -4,9 +4,9 @@
 // at the same concurrency, with both warmed up; then one filtered listing page with 100k contacts.
 import path from 'node:path';
 import { Pool } from 'undici';
-import { createAccount } from '../core/accounts';
-import { planUpsert } from '../core/contact-changes';
-import { connectStore, type ContactDoc, type Store } from '../core/store';
+import { createAccount } from '../core/accounts/accounts';
+import { planUpsert } from '../core/contacts/changes';
+import { connectStore, type ContactDoc, type Store } from '../adapters/store/store';
 import { startEmbeddedStore } from '../infra/store';
 import { startApiThread } from './api-thread';
 import { percentile, perSecond, round } from './stats';

@@ -2,11 +2,11 @@
 // relay, the bare signalWithStart reference on that Temporal server, and Herald's worker in this
 // thread with an account to send as. Each scenario adds its own listener thread and load.
 import path from 'node:path';
-import { createAccount } from '../core/accounts';
-import { loadConfig, type Config } from '../core/config';
-import { newId } from '../core/ids';
-import { connectServices, type Services } from '../core/services';
-import { connectTemporal } from '../core/temporal';
+import { createAccount } from '../core/accounts/accounts';
+import { loadConfig, type Config } from '../composition/config';
+import { newId } from '../core/shared/ids';
+import { connectServices, type Services } from '../composition/services';
+import { connectTemporal } from '../adapters/temporal/client';
 import { startEmbeddedStore, type EmbeddedStore } from '../infra/store';
 import { startEmbeddedTemporal } from '../infra/temporal';
 import { createHeraldWorker } from '../worker';

@@ -14,7 +14,7 @@ const MAX_CONNECTIONS = 5;
 /** sendMail calls in flight; the pool queues them onto its 5 connections. */
 const IN_FLIGHT = 50;
 
-/** A pooled transport to a sink, as Herald's relay transport is configured (core/transport.ts). */
+/** A pooled transport to a sink, as Herald's relay transport is configured (adapters/relay/transport.ts). */
 function poolTo(sinkUrl: string) {
   const { port } = new URL(sinkUrl);
   return nodemailer.createTransport({

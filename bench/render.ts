@@ -1,13 +1,13 @@
 // Render speed of a message's HTML on one core: a 20 KB HTML content with 10 substitutions and
-// 20 links, compiled once and rendered per recipient (core/transactional/personalise.ts), with the
+// 20 links, compiled once and rendered per recipient (core/content/personalise.ts), with the
 // tracking rewrite (open pixel, every link through a signed click link, utm parameters), beside
 // the same content without tracking (the substitution language alone) and, as the reference, the
 // same content as a plain Handlebars template with 10 `{{…}}` (the engine the dialect compiles
 // to, with none of its defaults, built-ins, checks or tracking).
 import { randomBytes } from 'node:crypto';
 import Handlebars from 'handlebars';
-import { compileTemplate } from '../core/transactional/dialect';
-import { contentRenderer, type MessageIdentity } from '../core/transactional/personalise';
+import { compileTemplate } from '../core/content/dialect/dialect';
+import { contentRenderer, type MessageIdentity } from '../core/content/personalise';
 import type { SendRequestBody } from '../core/transactional/request';
 import { perSecond, round } from './stats';
 import { log } from './support';

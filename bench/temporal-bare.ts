@@ -4,8 +4,8 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { connectTemporal } from '../core/temporal';
-import { newId } from '../core/ids';
+import { connectTemporal } from '../adapters/temporal/client';
+import { newId } from '../core/shared/ids';
 import { startEmbeddedTemporal } from '../infra/temporal';
 import { perSecond, round } from './stats';
 import { log, runPool, Teardown, within } from './support';

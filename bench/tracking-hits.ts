@@ -7,16 +7,16 @@
 // their own, in this thread, to say where a hit's time goes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createAccount } from '../core/accounts';
-import { buildEvent, eventOfSentMail } from '../core/events';
-import { newId } from '../core/ids';
-import { mailIdOf } from '../core/transactional/plan';
-import { connectStore, type EventDoc, type MessageDoc, type SendRequestDoc, type Store } from '../core/store';
+import { createAccount } from '../core/accounts/accounts';
+import { buildEvent, eventOfSentMail } from '../core/tracking/events';
+import { newId } from '../core/shared/ids';
+import { mailIdOf } from '../core/sending/plan';
+import { connectStore, type EventDoc, type MessageDoc, type SendRequestDoc, type Store } from '../adapters/store/store';
 import { placeOf } from '../core/tracking/geoip';
 import { clickFields, clientFields } from '../core/tracking/hit-fields';
 import { deviceOf } from '../core/tracking/user-agent';
-import { trackingSecret } from '../core/tracking-secret';
-import { linkPart, linkSignature, messagePart, messageToken, verifyTrackingToken } from '../core/transactional/tracking-token';
+import { trackingSecret } from '../core/content/tracking/secret';
+import { linkPart, linkSignature, messagePart, messageToken, verifyTrackingToken } from '../core/content/tracking/token';
 import { startEmbeddedStore } from '../infra/store';
 import { startApiThread } from './api-thread';
 import { percentile, perSecond, round } from './stats';
@@ -257,7 +257,7 @@ export async function runTrackingHits(): Promise<Record<string, unknown>> {
       notes: `memory store; ${MESSAGES} sent messages; paths ~75% open pixels, ~25% clicks, round-robin over the messages in random order; ` +
         `${USER_AGENTS.length} User-Agents (one a Gmail proxy: no device or GeoIP lookup on its opens) and 5000 public addresses (10% IPv6) in X-Forwarded-For; ` +
         `${API_THREADS} API thread(s) (bench/api-thread.ts; HERALD_BENCH_API_THREADS), ${CONCURRENCY} keep-alive connections from ${WRK ? 'wrk (one per API thread; HERALD_BENCH_LOADGEN=node for the Node load thread)' : 'a Node thread (wrk not installed)'}; warm-up ${WARMUP_MS / 1000} s, run ${MEASURE_MS / 1000} s; ` +
-        'each 200/302 answered only after its events were stored (one grouped insertMany per turn: core/event-writer.ts); ' +
+        'each 200/302 answered only after its events were stored (one grouped insertMany per turn: core/tracking/event-writer.ts); ' +
         `store reference: insertMany of ~1 KB click events into an events collection with the real indexes, one call at a time, ${REFERENCE_MS / 1000} s per batch size; ` +
         'goal: 10,000 hits/s, or 80% of the best reference when that is lower; healthz_per_s: the same clients on GET /healthz, the HTTP stack\'s floor; ' +
         'cpu_us_per_hit: CPU time during the run per hit answered (Linux /proc): the API thread(s), this whole process (API, load generator, GC helpers), the store process; ' +

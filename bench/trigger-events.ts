@@ -8,7 +8,7 @@
 // runs completed/s beside bare no-op workflows/s there (each event is two workflows and four
 // activities); (3) both at once, as a deployment meets them.
 import { Pool } from 'undici';
-import { updateAccountSettings } from '../core/account-settings';
+import { updateAccountSettings } from '../core/accounts/settings';
 import { startApiThread } from './api-thread';
 import { measureTemporalReference, startBenchHerald, startBenchStack } from './herald-stack';
 import { runTriggerLoad } from './load-thread';

@@ -7,11 +7,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ObjectId } from 'mongodb';
-import { createAccount } from '../core/accounts';
-import { loadConfig } from '../core/config';
-import { buildEvent } from '../core/events';
-import { connectServices } from '../core/services';
-import type { EventDoc, Store } from '../core/store';
+import { createAccount } from '../core/accounts/accounts';
+import { loadConfig } from '../composition/config';
+import { buildEvent } from '../core/tracking/events';
+import { connectServices } from '../composition/services';
+import type { EventDoc, Store } from '../adapters/store/store';
 import { eventJsonFromBson } from '../core/webhooks/bson-json';
 import { DEFAULT_TUNING } from '../core/webhooks/delivery-pass';
 import { createEndpoint } from '../core/webhooks/endpoints';

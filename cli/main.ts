@@ -1,11 +1,11 @@
 // The `herald` command. Results go to stdout as JSON, messages to stderr.
-import { normaliseDomain, readAccountSettings, updateAccountSettings, type AccountSettings } from '../core/account-settings';
-import { AccountError, ACCOUNT_NAME, createAccount } from '../core/accounts';
-import { ConfigError, loadConfig } from '../core/config';
-import { randomToken } from '../core/keys';
-import { createUser } from '../core/users';
-import { AppError } from '../core/errors';
-import type { Store } from '../core/store';
+import { normaliseDomain, readAccountSettings, updateAccountSettings, type AccountSettings } from '../core/accounts/settings';
+import { AccountError, ACCOUNT_NAME, createAccount } from '../core/accounts/accounts';
+import { ConfigError, loadConfig } from '../composition/config';
+import { randomToken } from '../core/accounts/keys';
+import { createUser } from '../core/accounts/users';
+import { AppError } from '../core/shared/errors';
+import type { Store } from '../adapters/store/store';
 import { openStoreForCli } from './store-access';
 
 const USAGE = `Usage:

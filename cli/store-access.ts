@@ -1,5 +1,5 @@
-import type { Config } from '../core/config';
-import { connectStore, type Store } from '../core/store';
+import type { Config } from '../composition/config';
+import { connectStore, type Store } from '../adapters/store/store';
 import { embeddedPaths } from '../infra/embedded-paths';
 import { readStackRecord } from '../infra/stack-record';
 import { startEmbeddedStore } from '../infra/store';

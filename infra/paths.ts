@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { projectRoot } from '../core/project-root';
+import { projectRoot } from '../adapters/project-root';
 
 /** Where the project's own installers put Temporal, the store's jars and the Python venv. */
 export const toolsDir = process.env.HERALD_TOOLS_DIR

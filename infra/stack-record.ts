@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../core/config';
+import type { Config } from '../composition/config';
 
 /**
  * Where `npm start` wrote the addresses of the embedded services it runs for a data folder,

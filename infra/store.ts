@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ChildExit, startChild, tailOf } from './child';
 import { findExecutable } from './executables';
-import { projectRoot } from '../core/project-root';
+import { projectRoot } from '../adapters/project-root';
 import { toolsDir } from './paths';
 import { freePort, isListening } from './ports';
 

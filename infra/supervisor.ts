@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger';
+import type { Logger } from '../adapters/logger';
 import { tailOf, type ChildExit } from './child';
 
 /** An embedded service process as its start function returns it. */

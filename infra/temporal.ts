@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
-import { EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT } from '../core/config';
-import { searchAttributeKeys } from '../core/workflow-contracts';
+import { EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT } from '../composition/config';
+import { searchAttributeKeys } from '../adapters/temporal/contracts';
 import { startChild, tailOf, type ChildExit } from './child';
 import { freePort, waitForPort } from './ports';
 import { temporalCliPath } from './python-tools';
@@ -76,7 +76,7 @@ export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions): Prom
   for (const key of Object.values(searchAttributeKeys)) {
     args.push('--search-attribute', `${key.name}=${CLI_TYPE[key.type]}`);
   }
-  // An AccountSender run lists the batch ids it sent in one search attribute (core/config.ts).
+  // An AccountSender run lists the batch ids it sent in one search attribute (composition/config.ts).
   args.push(
     '--dynamic-config-value', `frontend.searchAttributesSizeOfValueLimit=${EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT}`,
     '--dynamic-config-value', `frontend.searchAttributesTotalSizeLimit=${2 * EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT}`,

@@ -1,7 +1,7 @@
 // The SMTP listener as its own process (production): `node dist/smtp/main.js`.
-import { loadConfig } from '../core/config';
-import { createLogger } from '../core/logger';
-import { connectServices, listen, onShutdownSignal } from '../core/services';
+import { loadConfig } from '../composition/config';
+import { createLogger } from '../adapters/logger';
+import { connectServices, listen, onShutdownSignal } from '../composition/services';
 import { resolveServiceAddresses } from '../infra/stack-record';
 import { smtpOptionsFrom } from './options';
 import { createSmtpServer } from './server';

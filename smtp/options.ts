@@ -1,7 +1,7 @@
 // The SMTP listener's options from the configuration, written once for every way Herald starts it
 // (npm start, the SMTP process of a deployment).
 import fs from 'node:fs';
-import type { Config } from '../core/config';
+import type { Config } from '../composition/config';
 import type { SmtpOptions } from './server';
 
 export function smtpOptionsFrom(config: Config): Partial<SmtpOptions> {

@@ -1,4 +1,4 @@
-import { toAppError } from '../core/faults';
+import { toAppError } from '../core/shared/faults';
 
 /** An error smtp-server answers with the given reply code. */
 export function smtpReply(code: number, message: string): Error {

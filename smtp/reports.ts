@@ -5,10 +5,10 @@
 // is refused with 550. A report transaction has exactly one recipient, so a report is recorded
 // once; a second recipient (of any kind) is answered 452, which tells the client to send it in a
 // transaction of its own (RFC 5321 4.5.3.1.10). What the report says is stored before the 250.
-import type { Logger } from '../core/logger';
+import type { Logger } from '../adapters/logger';
 import { takeReport, type ReportDeps } from '../core/bounces/intake';
 import { isOnBounceDomain, readBounceAddress, REPORT_MAILBOXES, type BounceAddress } from '../core/bounces/return-path';
-import { trackingSecret } from '../core/tracking-secret';
+import { trackingSecret } from '../core/content/tracking/secret';
 import { smtpReply, smtpReplyFor } from './replies';
 
 export interface ReportIntake {

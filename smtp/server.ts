@@ -7,11 +7,11 @@
 // (smtp/reports.ts): AUTH is then asked for at RCPT TO, where the recipient says which it is.
 import { createHash } from 'node:crypto';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import { readAccountSettings, isAllowedSender, type AccountSettings } from '../core/account-settings';
-import { isEmailAddress } from '../core/email-address';
-import { errors } from '../core/errors';
-import { findKey } from '../core/keys';
-import type { Logger } from '../core/logger';
+import { readAccountSettings, isAllowedSender, type AccountSettings } from '../core/accounts/settings';
+import { isEmailAddress } from '../core/shared/email-address';
+import { errors } from '../core/shared/errors';
+import { findKey } from '../core/accounts/keys';
+import type { Logger } from '../adapters/logger';
 import type { AcceptDeps } from '../core/transactional/accept';
 import { readSubmittedMessage } from '../core/transactional/smtp-message';
 import { acceptOnce, enforceSendPolicy, senderNotAllowed } from '../core/transactional/submit';

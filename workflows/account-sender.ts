@@ -3,7 +3,7 @@ import {
 } from '@temporalio/workflow';
 import {
   searchAttributeKeys, SEND_SIGNAL, type AccountSenderInput, type DeferredSend, type QueuedSend,
-} from '../core/workflow-contracts';
+} from '../adapters/temporal/contracts';
 import { deferredDelayMs, MAX_DEFERRED_SENDS, recordUnsentAsFailed, sendAttempt } from './send-attempts';
 
 /** Requests accepted together come in one signal. */

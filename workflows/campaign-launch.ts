@@ -6,7 +6,7 @@ import type { createCampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL,
   type CampaignLaunchInput, type CampaignLaunchState, type CampaignPageInput, type CampaignPageResult, type TaskWorkflowInput,
-} from '../core/workflow-contracts';
+} from '../adapters/temporal/contracts';
 import { runTask } from './task-run';
 
 type Activities = ReturnType<typeof createCampaignActivities>;

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createContactExportActivities } from '../activities/contact-export';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 import { runTask } from './task-run';
 
 const { exportContacts } = proxyActivities<ReturnType<typeof createContactExportActivities>>({

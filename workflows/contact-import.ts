@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createContactImportActivities } from '../activities/contact-import';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 import { runTask } from './task-run';
 
 // One activity streams the whole file; its heartbeat carries the checkpoint a retry resumes from.

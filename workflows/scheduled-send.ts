@@ -1,5 +1,5 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
-import type { ScheduledSendInput } from '../core/workflow-contracts';
+import type { ScheduledSendInput } from '../adapters/temporal/contracts';
 import { deferredDelayMs, MAX_DEFERRED_SENDS, recordCancelled, recordUnsentAsFailed, sendAttempt } from './send-attempts';
 
 /**

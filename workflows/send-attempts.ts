@@ -2,7 +2,7 @@
 // activity (whose own retries cover relay trouble), and what to record when it gives up.
 import { ActivityFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { createSendActivities } from '../activities/sending';
-import type { QueuedSend } from '../core/workflow-contracts';
+import type { QueuedSend } from '../adapters/temporal/contracts';
 
 type Activities = ReturnType<typeof createSendActivities>;
 

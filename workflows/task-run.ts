@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createTaskActivities } from '../activities/tasks';
-import type { TaskWorkflowInput } from '../core/workflow-contracts';
+import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 
 type TaskActivities = ReturnType<typeof createTaskActivities>;
 

@@ -5,7 +5,7 @@ import type { createAutomationActivities } from '../activities/automations';
 import {
   searchAttributeKeys, workflowIds,
   type AutomationRunInput, type AutomationRunState, type TriggerAutomationInput,
-} from '../core/workflow-contracts';
+} from '../adapters/temporal/contracts';
 
 type Activities = ReturnType<typeof createAutomationActivities>;
 

@@ -1,6 +1,6 @@
 import { condition, continueAsNew, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createWebhookActivities } from '../activities/webhooks';
-import type { PendingWebhookRetry, WebhookDeliveryInput, WebhookPassResult } from '../core/workflow-contracts';
+import type { PendingWebhookRetry, WebhookDeliveryInput, WebhookPassResult } from '../adapters/temporal/contracts';
 
 type Activities = ReturnType<typeof createWebhookActivities>;
 

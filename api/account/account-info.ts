@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
-import { errors } from '../../core/errors';
-import type { Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import type { Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { reply } from './envelope';
 

@@ -4,10 +4,10 @@
 // VALIDATION_ERROR naming the parameter.
 import type { Context } from 'koa';
 import qs from 'qs';
-import { ACTIVITY_VIEWS, type ActivityRequest, type ActivityView } from '../../core/activity';
-import { TRACK_TYPES } from '../../core/events';
-import { errors, fieldError, type FieldError } from '../../core/errors';
-import type { TrackType } from '../../core/events';
+import { ACTIVITY_VIEWS, type ActivityRequest, type ActivityView } from '../../core/tracking/activity';
+import { TRACK_TYPES } from '../../core/tracking/events';
+import { errors, fieldError, type FieldError } from '../../core/shared/errors';
+import type { TrackType } from '../../core/tracking/events';
 import { MAX_LIMIT, wildcardPattern } from './list-options';
 
 export const ACTIVITY_DEFAULT_LIMIT = 20;

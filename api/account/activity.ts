@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { activityPage, ACTIVITY_VIEWS } from '../../core/activity';
-import { TRACK_TYPES } from '../../core/events';
-import type { Store } from '../../core/store';
+import { activityPage, ACTIVITY_VIEWS } from '../../core/tracking/activity';
+import { TRACK_TYPES } from '../../core/tracking/events';
+import type { Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { ACTIVITY_DEFAULT_LIMIT, parseActivityQuery } from './activity-query';
 import { requirePermission } from './auth';

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
-import { resolveCredential, type Principal } from '../../core/credentials';
-import { errors } from '../../core/errors';
-import type { Store } from '../../core/store';
+import { resolveCredential, type Principal } from '../../core/accounts/credentials';
+import { errors } from '../../core/shared/errors';
+import type { Store } from '../../adapters/store/store';
 import { keyFromHeader } from '../credential-header';
 
 /**

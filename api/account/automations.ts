@@ -7,8 +7,8 @@ import {
 import { readAutomationInput, type AutomationFields } from '../../core/automations/input';
 import { stopAutomationRuns } from '../../core/automations/lifecycle';
 import { automationChangesView, automationDetail, automationRow } from '../../core/automations/views';
-import { errors } from '../../core/errors';
-import type { AutomationDoc, Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import type { AutomationDoc, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { requirePermission } from './auth';
 import { automationCreateSchema, automationUpdateSchema, readAutomationCreate, readAutomationUpdate } from './automation-input';

@@ -8,9 +8,9 @@ import {
   contentOf, createContent, deleteContent, MAX_CONTENT_BODY_BYTES, setHtmlBody, setTextBody, updateContent,
 } from '../../core/campaigns/content-record';
 import { sendTestMessages, MAX_TEST_ADDRESSES } from '../../core/campaigns/send-test';
-import { errors, formatBytes } from '../../core/errors';
-import type { CampaignContentDoc, CampaignDoc, Store } from '../../core/store';
-import { htmlToText } from '../../core/template-text';
+import { errors, formatBytes } from '../../core/shared/errors';
+import type { CampaignContentDoc, CampaignDoc, Store } from '../../adapters/store/store';
+import { htmlToText } from '../../core/content/text-renderings';
 import type { AcceptDeps } from '../../core/transactional/accept';
 import { readText } from '../middleware/body';
 import { accountResource } from '../openapi/operation';

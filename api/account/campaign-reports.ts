@@ -1,9 +1,9 @@
 // A campaign's reports: its figures with the original's keys (`/metrics`) and its recipients'
 // actions of one type (`/actions`), both counted by core/campaigns/metrics.ts from the events.
 import type Router from '@koa/router';
-import { errors, fieldError } from '../../core/errors';
+import { errors, fieldError } from '../../core/shared/errors';
 import { ACTION_TYPES, campaignActions, campaignReport, type ActionType } from '../../core/campaigns/metrics';
-import type { Store } from '../../core/store';
+import type { Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { requirePermission } from './auth';
 import { loadCampaign } from './campaigns';

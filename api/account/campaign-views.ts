@@ -7,7 +7,7 @@ import type { ContentChanges } from '../../core/campaigns/content-record';
 import type { CampaignMetrics } from '../../core/campaigns/metrics';
 import { LAUNCHED_STATES } from '../../core/campaigns/model';
 import { optionsView } from '../../core/campaigns/options';
-import type { CampaignAudience, CampaignContentDoc, CampaignDoc } from '../../core/store';
+import type { CampaignAudience, CampaignContentDoc, CampaignDoc } from '../../adapters/store/store';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

@@ -5,8 +5,8 @@ import {
 } from '../../core/campaigns/campaigns';
 import { campaignMetrics } from '../../core/campaigns/metrics';
 import { CAMPAIGN_STATES } from '../../core/campaigns/model';
-import { errors } from '../../core/errors';
-import type { CampaignDoc, CampaignState, Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import type { CampaignDoc, CampaignState, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { requirePermission } from './auth';
 import {

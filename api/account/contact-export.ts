@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { exportFileName } from '../../core/contact-export';
-import { errors, fieldError } from '../../core/errors';
-import { findFile, openFile } from '../../core/files';
-import type { ContactState } from '../../core/store';
-import type { TaskDeps } from '../../core/tasks';
+import { exportFileName } from '../../core/contacts/export';
+import { errors, fieldError } from '../../core/shared/errors';
+import { findFile, openFile } from '../../adapters/store/files';
+import type { ContactState } from '../../adapters/store/store';
+import type { TaskDeps } from '../../core/tasks/tasks';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

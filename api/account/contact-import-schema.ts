@@ -1,9 +1,9 @@
 // The body of POST /contacts/import and /contacts/import/preview, with the original's keys, as
 // JSON or form-encoded (where every value is a string: `columnFields[]=3`, `normalizeCase=1`).
-import { FILE_NAME } from '../../core/files';
-import { MAX_SOURCE_RAW_CHARS, type ImportMode, type ImportRequest } from '../../core/contact-import';
-import { errors, fieldError, type FieldError } from '../../core/errors';
-import { isDateFormat } from '../../core/contact-import-values';
+import { FILE_NAME } from '../../adapters/store/files';
+import { MAX_SOURCE_RAW_CHARS, type ImportMode, type ImportRequest } from '../../core/contacts/import/start';
+import { errors, fieldError, type FieldError } from '../../core/shared/errors';
+import { isDateFormat } from '../../core/contacts/import/values';
 import { validator } from '../validation';
 
 const id = { type: ['integer', 'string'], pattern: '^\\d{1,9}$', minimum: 1, maximum: 999_999_999 } as const;

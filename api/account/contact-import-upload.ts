@@ -6,10 +6,10 @@ import type Router from '@koa/router';
 import busboy, { type Busboy } from 'busboy';
 import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
-import { MAX_UPLOAD_BYTES, sourceFileName } from '../../core/contact-import';
-import { AppError, errors } from '../../core/errors';
-import { deleteFile, findFile, saveFile } from '../../core/files';
-import type { Store } from '../../core/store';
+import { MAX_UPLOAD_BYTES, sourceFileName } from '../../core/contacts/import/start';
+import { AppError, errors } from '../../core/shared/errors';
+import { deleteFile, findFile, saveFile } from '../../adapters/store/files';
+import type { Store } from '../../adapters/store/store';
 import { requirePermission } from './auth';
 import { reply } from './envelope';
 

@@ -4,14 +4,14 @@
 // own, mounted before the account router, whose bodies stop at 1 MB.
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Principal } from '../../core/credentials';
+import type { Principal } from '../../core/accounts/credentials';
 import {
   importName, MAX_SOURCE_RAW_CHARS, MAX_UPLOAD_BYTES, planImport, previewImport, saveRawSource, type ImportRequest,
-} from '../../core/contact-import';
-import { errors, formatBytes } from '../../core/errors';
-import { deleteFile } from '../../core/files';
-import { DEFAULT_LIMITS } from '../../core/limits';
-import type { TaskDeps } from '../../core/tasks';
+} from '../../core/contacts/import/start';
+import { errors, formatBytes } from '../../core/shared/errors';
+import { deleteFile } from '../../adapters/store/files';
+import { DEFAULT_LIMITS } from '../../core/shared/limits';
+import type { TaskDeps } from '../../core/tasks/tasks';
 import { readBody } from '../middleware/body';
 import { accountResource } from '../openapi/operation';
 import { authenticate, requireOwnAccount, requirePermission } from './auth';

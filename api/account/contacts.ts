@@ -3,9 +3,9 @@ import type { Context } from 'koa';
 import {
   contactContext, createContactWithContext, deleteContact, findContact, findContacts, setMembership, unsubscribe, updateContact,
   upsertIntoListWithContext, type ContactContext, type ContactInput,
-} from '../../core/contacts';
-import { errors, fieldError, type FieldError } from '../../core/errors';
-import type { ContactDoc, Store } from '../../core/store';
+} from '../../core/contacts/contacts';
+import { errors, fieldError, type FieldError } from '../../core/shared/errors';
+import type { ContactDoc, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

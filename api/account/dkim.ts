@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
-import { createDkimKey, deleteDkimKey, dkimKeyView, findDkimKey, findDkimKeys, type DkimKeyInput } from '../../core/dkim';
-import { errors } from '../../core/errors';
-import type { Store } from '../../core/store';
+import { createDkimKey, deleteDkimKey, dkimKeyView, findDkimKey, findDkimKeys, type DkimKeyInput } from '../../core/sending/dkim';
+import { errors } from '../../core/shared/errors';
+import type { Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { errors } from '../../core/errors';
+import { errors } from '../../core/shared/errors';
 import {
   builtInField, createField, customField, deleteField, findCustomField, findField, findFields, MAX_TAG_LENGTH, updateField, type FieldInput,
-} from '../../core/fields';
-import type { FieldDoc, Store } from '../../core/store';
+} from '../../core/contacts/fields';
+import type { FieldDoc, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
-import { errors } from '../../core/errors';
-import { issueKey, revokeTransactionalKey, transactionalKeys } from '../../core/keys';
-import type { KeyDoc, Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import { issueKey, revokeTransactionalKey, transactionalKeys } from '../../core/accounts/keys';
+import type { KeyDoc, Store } from '../../adapters/store/store';
 import {
   activateTriggers, deactivateTriggers, rotateTriggers, triggerIntegrationStatus, triggerUrl,
 } from '../../core/triggers/integration';

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { errors } from '../../core/errors';
-import { createInterest, deleteInterest, findInterest, findInterests, updateInterest, type InterestInput } from '../../core/interests';
-import type { InterestDoc, Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import { createInterest, deleteInterest, findInterest, findInterests, updateInterest, type InterestInput } from '../../core/contacts/interests';
+import type { InterestDoc, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

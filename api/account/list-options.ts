@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import qs from 'qs';
-import { errors, fieldError, type FieldError } from '../../core/errors';
+import { errors, fieldError, type FieldError } from '../../core/shared/errors';
 
 /** What a resource's list accepts. Sort and filter names outside these never reach the store. */
 export interface ListSpec {

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { errors } from '../../core/errors';
-import { contactCounts, createList, deleteList, findList, findLists, updateList, type ContactCounts, type ListInput } from '../../core/lists';
-import type { ListDoc, Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import { contactCounts, createList, deleteList, findList, findLists, updateList, type ContactCounts, type ListInput } from '../../core/contacts/lists';
+import type { ListDoc, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

@@ -1,8 +1,8 @@
 import Router from '@koa/router';
-import { errors } from '../../core/errors';
-import { login, type LoginInput } from '../../core/login';
-import { endSession, SESSION_SECONDS } from '../../core/sessions';
-import type { Store } from '../../core/store';
+import { errors } from '../../core/shared/errors';
+import { login, type LoginInput } from '../../core/accounts/login';
+import { endSession, SESSION_SECONDS } from '../../core/accounts/sessions';
+import type { Store } from '../../adapters/store/store';
 import { readBody } from '../middleware/body';
 import { ref } from '../openapi/components';
 import type { OperationSpec } from '../openapi/operation';

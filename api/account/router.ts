@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from '../../core/config';
-import type { Store } from '../../core/store';
+import { loadConfig } from '../../composition/config';
+import type { Store } from '../../adapters/store/store';
 import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
 import { activityRoutes } from './activity';

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
-import type { Principal } from '../../core/credentials';
-import type { Store } from '../../core/store';
-import type { TaskDeps } from '../../core/tasks';
-import { launchTask, type NewTask } from '../../core/tasks';
-import { findUser } from '../../core/users';
+import type { Principal } from '../../core/accounts/credentials';
+import type { Store } from '../../adapters/store/store';
+import type { TaskDeps } from '../../core/tasks/tasks';
+import { launchTask, type NewTask } from '../../core/tasks/tasks';
+import { findUser } from '../../core/accounts/users';
 import { reply } from './envelope';
 import { taskView } from './tasks';
 

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Principal } from '../../core/credentials';
-import { errors } from '../../core/errors';
-import type { TaskDoc } from '../../core/store';
-import { cancelTask, findTask, findTasks, type TaskDeps } from '../../core/tasks';
+import type { Principal } from '../../core/accounts/credentials';
+import { errors } from '../../core/shared/errors';
+import type { TaskDoc } from '../../adapters/store/store';
+import { cancelTask, findTask, findTasks, type TaskDeps } from '../../core/tasks/tasks';
 import { accountResource } from '../openapi/operation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';

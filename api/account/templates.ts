@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { errors } from '../../core/errors';
-import { htmlToText, previewDocument } from '../../core/template-text';
+import { errors } from '../../core/shared/errors';
+import { htmlToText, previewDocument } from '../../core/content/text-renderings';
 import {
   createTemplate, deleteTemplate, findTemplate, findTemplates, FOLDER_PATH, MAX_BODY_BYTES, MAX_SUBJECT_LENGTH, normaliseTemplateId,
   templateRecord, TYPE_FILTERS, updateTemplate, type TemplateInput, type TemplateUpdate,
-} from '../../core/templates';
-import type { Store, TemplateDoc } from '../../core/store';
+} from '../../core/content/templates';
+import type { Store, TemplateDoc } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
-import { loadConfig } from '../../core/config';
-import { errors } from '../../core/errors';
-import { TRACK_TYPES } from '../../core/events';
-import type { Store, WebhookDoc } from '../../core/store';
+import { loadConfig } from '../../composition/config';
+import { errors } from '../../core/shared/errors';
+import { TRACK_TYPES } from '../../core/tracking/events';
+import type { Store, WebhookDoc } from '../../adapters/store/store';
 import { deliveryView, findDeliveries } from '../../core/webhooks/deliveries';
 import {
   createEndpoint, deleteEndpoint, endpointView, findEndpoint, findEndpoints, rotateSecret, updateEndpoint, type EndpointInput,

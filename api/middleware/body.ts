@@ -1,8 +1,8 @@
 import coBody from 'co-body';
 import type { Context, Next } from 'koa';
 import qs from 'qs';
-import { AppError, errors } from '../../core/errors';
-import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError, type StructureLimits } from '../../core/limits';
+import { AppError, errors } from '../../core/shared/errors';
+import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError, type StructureLimits } from '../../core/shared/limits';
 
 declare module 'koa' {
   interface Request {

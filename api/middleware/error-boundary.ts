@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
-import { AppError, errors } from '../../core/errors';
-import { toAppError } from '../../core/faults';
+import { AppError, errors } from '../../core/shared/errors';
+import { toAppError } from '../../core/shared/faults';
 import { rendererFor } from '../render';
 
 /**

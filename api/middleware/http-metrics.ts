@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { metrics } from '../../core/metrics';
+import { metrics } from '../../adapters/metrics/registry';
 
 /** Methods kept as they are in the label; any other becomes OTHER (labels stay a small set). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);

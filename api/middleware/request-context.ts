@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../adapters/logger';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 

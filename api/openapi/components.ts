@@ -1,7 +1,7 @@
 // The OpenAPI document's shared parts: the answers' shapes (api/account/envelope.ts and
-// api/render.ts write them), the error types (core/errors.ts), and the security schemes
+// api/render.ts write them), the error types (core/shared/errors.ts), and the security schemes
 // (api/account/auth.ts and api/transactional/auth.ts read them).
-import { ErrorCode, STATUS, type ValidationCode } from '../../core/errors';
+import { ErrorCode, STATUS, type ValidationCode } from '../../core/shared/errors';
 import { TRANSACTIONAL_TYPES } from '../render';
 
 /** The transactional API's validation codes, checked complete against ValidationCode below. */

@@ -3,10 +3,10 @@
 // button must not be clickable through someone else's page), and keep the token-bearing URL
 // out of caches and Referer headers.
 import type { Context } from 'koa';
-import type { AppError } from '../../core/errors';
-import { escapeHtml } from '../../core/html';
+import type { AppError } from '../../core/shared/errors';
+import { escapeHtml } from '../../core/content/html-escape';
 import { pageLayout, sendHtmlPage } from '../html-page';
-import type { ListDoc } from '../../core/store';
+import type { ListDoc } from '../../adapters/store/store';
 
 const STYLE = [
   'body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f4f5f7;color:#222;margin:0;padding:2rem 1rem;line-height:1.5}',

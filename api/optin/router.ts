@@ -3,14 +3,14 @@
 // `/v2/:account` would take "optin" for an account name (the name is reserved for that reason).
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { ACCOUNT_NAME } from '../../core/accounts';
-import { errors } from '../../core/errors';
-import { toAppError } from '../../core/faults';
-import { findList } from '../../core/lists';
-import { requestOptin, type OptinDeps } from '../../core/optin';
-import { confirmOptin, tokenState } from '../../core/optin-confirm';
-import { optinPath } from '../../core/optin-mail';
-import type { ListDoc, Store } from '../../core/store';
+import { ACCOUNT_NAME } from '../../core/accounts/accounts';
+import { errors } from '../../core/shared/errors';
+import { toAppError } from '../../core/shared/faults';
+import { findList } from '../../core/contacts/lists';
+import { requestOptin, type OptinDeps } from '../../core/optin/subscribe';
+import { confirmOptin, tokenState } from '../../core/optin/confirm';
+import { optinPath } from '../../core/optin/mail';
+import type { ListDoc, Store } from '../../adapters/store/store';
 import type { OperationSpec } from '../openapi/operation';
 import { readBody } from '../middleware/body';
 import { validator } from '../validation';

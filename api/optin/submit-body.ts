@@ -1,9 +1,9 @@
 // The body of the public opt-in submit, in every shape its clients send: the original's hosted
 // form script (`fields[3]=<email>&fields[1]=<first name>&fields[2]=<last name>&interests[]=<id>
 // &redirect=<url>`), Herald's own page (`email`, `firstName`, `lastName`), or the same as JSON.
-import { AppError, ErrorCode, fieldError } from '../../core/errors';
-import type { OptinRequest } from '../../core/optin';
-import { normaliseEmail } from '../../core/users';
+import { AppError, ErrorCode, fieldError } from '../../core/shared/errors';
+import type { OptinRequest } from '../../core/optin/subscribe';
+import { normaliseEmail } from '../../core/accounts/users';
 import { validator } from '../validation';
 
 /** One line without control characters: names are kept for the contact, never put in a header. */

@@ -6,9 +6,9 @@
 // anything else (a token that does not verify, a store failure, another method) goes on to the
 // Koa app, which answers it as it answers every request. Hits are counted, not logged one by one.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { metrics } from '../../core/metrics';
+import { metrics } from '../../adapters/metrics/registry';
 import { trackingRecorderOf, type Hit } from '../../core/tracking/recorder';
-import type { Store } from '../../core/store';
+import type { Store } from '../../adapters/store/store';
 import { NO_STORE, PIXEL, REDIRECTABLE, type TrackingSettings } from './router';
 
 const PIXEL_HEADERS = { ...NO_STORE, 'Content-Type': 'image/gif', 'Content-Length': String(PIXEL.length) };

@@ -4,8 +4,8 @@
 // (the confirm button must not be clickable through someone else's page) and caching it, and
 // keep the token-bearing URL out of Referer headers.
 import type { Context } from 'koa';
-import type { AppError } from '../../core/errors';
-import { escapeHtml } from '../../core/html';
+import type { AppError } from '../../core/shared/errors';
+import { escapeHtml } from '../../core/content/html-escape';
 import { pageLayout, sendHtmlPage } from '../html-page';
 import { PAGE_REASONS, DEFAULT_REASON, type PageReason } from '../../core/tracking/unsubscribe';
 

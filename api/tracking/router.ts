@@ -6,16 +6,16 @@
 // only once the hit's events are stored (core/tracking/recorder.ts).
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import type { Config } from '../../core/config';
-import { errors } from '../../core/errors';
-import { toAppError } from '../../core/faults';
-import type { EventDoc, Store } from '../../core/store';
+import type { Config } from '../../composition/config';
+import { errors } from '../../core/shared/errors';
+import { toAppError } from '../../core/shared/faults';
+import type { EventDoc, Store } from '../../adapters/store/store';
 import { onlineVersion } from '../../core/tracking/online-version';
 import { trackingRecorderOf, type Hit } from '../../core/tracking/recorder';
 import { isShareNetwork, sharePage } from '../../core/tracking/share-networks';
 import { DEFAULT_REASON } from '../../core/tracking/unsubscribe';
-import { trackingSecret } from '../../core/tracking-secret';
-import { messagePart, messageToken, type MessageKind, type MessageRef } from '../../core/transactional/tracking-token';
+import { trackingSecret } from '../../core/content/tracking/secret';
+import { messagePart, messageToken, type MessageKind, type MessageRef } from '../../core/content/tracking/token';
 import { errorPage, sendPage, unsubscribedPage, unsubscribePage } from './pages';
 import { readUnsubscribeBody } from './unsubscribe-body';
 

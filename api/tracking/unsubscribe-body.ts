@@ -5,7 +5,7 @@
 // limit, and checked by the schema the OpenAPI document shows.
 import coBody from 'co-body';
 import type { Context } from 'koa';
-import { errors } from '../../core/errors';
+import { errors } from '../../core/shared/errors';
 import { PAGE_REASONS, type PageReason } from '../../core/tracking/unsubscribe';
 import { validator } from '../validation';
 

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
-import { findKey } from '../../core/keys';
-import type { Store } from '../../core/store';
-import { errors } from '../../core/errors';
+import { findKey } from '../../core/accounts/keys';
+import type { Store } from '../../adapters/store/store';
+import { errors } from '../../core/shared/errors';
 import { keyFromHeader } from '../credential-header';
 
 /**

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { readAccountSettings } from '../../core/account-settings';
-import { errors } from '../../core/errors';
-import { DEFAULT_LIMITS } from '../../core/limits';
+import { readAccountSettings } from '../../core/accounts/settings';
+import { errors } from '../../core/shared/errors';
+import { DEFAULT_LIMITS } from '../../core/shared/limits';
 import { ALLOWED_HEADERS } from '../../core/transactional/headers';
-import { findTemplateForSend } from '../../core/templates';
+import { findTemplateForSend } from '../../core/content/templates';
 import type { AcceptDeps } from '../../core/transactional/accept';
 import { cancelBatch } from '../../core/transactional/cancel-batch';
 import { acceptOnce, enforceSendPolicy } from '../../core/transactional/submit';

@@ -1,8 +1,8 @@
 import type { ErrorObject } from 'ajv';
-import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/errors';
+import { errors, fieldError, type FieldError, type ValidationCode } from '../../core/shared/errors';
 import { checkAttachments, MAX_ATTACHMENTS, type Attachment } from '../../core/transactional/attachments';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
-import { templateErrors } from '../../core/transactional/personalise';
+import { templateErrors } from '../../core/content/personalise';
 import { launchInstant, type SendRequestBody } from '../../core/transactional/request';
 import {
   mergeTemplate, missingFromBoth, sourcedFieldOf, templateValueError, unknownTemplate, type TemplateLookup, type TemplateSourced,

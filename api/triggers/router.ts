@@ -4,7 +4,7 @@
 // it for every path outside /v1).
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { errors } from '../../core/errors';
+import { errors } from '../../core/shared/errors';
 import { toTriggerEvent } from '../../core/triggers/event';
 import { acceptTriggerEvent, type IntakeDeps } from '../../core/triggers/intake';
 import { verifyTriggerAddress } from '../../core/triggers/integration';

@@ -3,10 +3,10 @@
 // record's snapshot), so a PUT changes only the runs that start after it. Activation and
 // deactivation are single conditional writes, so concurrent calls change the record once.
 import type { Filter } from 'mongodb';
-import { changedValues, findPage, type Page, type PageRequest } from '../collections';
-import { nextId } from '../counters';
-import { errors, fieldError } from '../errors';
-import type { AutomationDoc, Store } from '../store';
+import { changedValues, findPage, type Page, type PageRequest } from '../../adapters/store/paging';
+import { nextId } from '../../adapters/store/counters';
+import { errors, fieldError } from '../shared/errors';
+import type { AutomationDoc, Store } from '../../adapters/store/store';
 import type { AutomationFields } from './input';
 import { automationDocId as docId } from './model';
 

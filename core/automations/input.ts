@@ -3,11 +3,11 @@
 // a single-line subject, exactly one of html and mjml, every template compiling in the dialect
 // (errors name the step's field and the template's line), MJML compiled once, here, and each
 // wait's duration read into seconds. Every problem of the request is reported at once.
-import { AppError, errors, fieldError, type FieldError } from '../errors';
-import { isEmailAddress } from '../email-address';
-import type { AutomationDoc, AutomationEmailStep, AutomationStep, AutomationTrigger } from '../store';
-import { compileMjml } from '../template-mjml';
-import { templateErrors } from '../transactional/personalise';
+import { AppError, errors, fieldError, type FieldError } from '../shared/errors';
+import { isEmailAddress } from '../shared/email-address';
+import type { AutomationDoc, AutomationEmailStep, AutomationStep, AutomationTrigger } from '../../adapters/store/store';
+import { compileMjml } from '../content/mjml';
+import { templateErrors } from '../content/personalise';
 import { MAX_CONTENT_BODY_BYTES } from '../campaigns/content-record';
 import { TRIGGER_KEY } from '../triggers/event';
 import { parseWaitDuration } from './duration';

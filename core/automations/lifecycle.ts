@@ -1,8 +1,8 @@
 // Stopping an automation's runs (a deactivation or a deletion of the automation).
 import type { Client } from '@temporalio/client';
-import type { Store } from '../store';
-import { requestWorkflowCancel } from '../temporal';
-import { workflowIds } from '../workflow-contracts';
+import type { Store } from '../../adapters/store/store';
+import { requestWorkflowCancel } from '../../adapters/temporal/client';
+import { workflowIds } from '../../adapters/temporal/contracts';
 
 /** Cancellations asked of Temporal at once. */
 const CANCELS_AT_ONCE = 8;

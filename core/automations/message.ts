@@ -5,12 +5,12 @@
 // (core/sending/mime-splice.ts). The model is the event's context with the contact beside it:
 // `{...context, contact}` (core/campaigns/contact-model.ts), so `${contact.*}` wins over a
 // context key named `contact`.
-import type { EventSubject } from '../events';
+import type { EventSubject } from '../tracking/events';
 import { buildSkeleton } from '../sending/mime-splice';
-import type { AutomationEmailStep, FieldDoc, TriggerEventDoc } from '../store';
-import type { Model } from '../transactional/dialect';
-import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../transactional/personalise';
-import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../transactional/plan';
+import type { AutomationEmailStep, FieldDoc, TriggerEventDoc } from '../../adapters/store/store';
+import type { Model } from '../content/dialect/dialect';
+import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
+import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { contactModel, displayName, fieldNamesOf, type ModelContact } from '../campaigns/contact-model';
 import { AUTOMATION_MAIL_TYPE, automationBatchId, automationMailId, automationRequestId } from './model';

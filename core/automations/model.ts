@@ -1,7 +1,7 @@
 // The names an automation run's records and messages carry: store ids (the run, its event), the
 // request id, mail_id and batch id of its email steps, their mail_type. Pure definitions: the
 // workflow's activities, the online version and the tests read them here.
-import { mailIdOf } from '../transactional/plan';
+import { mailIdOf } from '../sending/plan';
 
 /** The events of an automation's messages carry this mail_type. */
 export const AUTOMATION_MAIL_TYPE = 'automation';

@@ -1,9 +1,9 @@
 // The online version of an automation's message (`/t/v/{token}` whose request id is an
 // automation's): rendered again from the run's step (its snapshot), the event's context and the
 // contact as it is now, without the open pixel. A contact changed since shows its current values.
-import type { Store } from '../store';
-import type { LinkContext } from '../transactional/personalise';
-import type { MessageRef } from '../transactional/tracking-token';
+import type { Store } from '../../adapters/store/store';
+import type { LinkContext } from '../content/personalise';
+import type { MessageRef } from '../content/tracking/token';
 import { automationModel, eventContext, renderAutomationCopy } from './message';
 import { automationDocId, automationRunDocId, triggerEventDocId } from './model';
 

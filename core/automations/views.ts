@@ -2,7 +2,7 @@
 // `options.types`, the eight stats); the detail adds the steps and the activation's record.
 // Dates are ISO 8601 UTC. An MJML step shows its MJML, not the HTML compiled from it, so a
 // client can send a step back as it read it.
-import type { AutomationDoc, AutomationStep } from '../store';
+import type { AutomationDoc, AutomationStep } from '../../adapters/store/store';
 import type { AutomationFields } from './input';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

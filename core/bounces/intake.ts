@@ -8,13 +8,13 @@
 // Each report's event has a track_id derived from the report (its Message-ID), so a report
 // delivered twice records one event; the suppression and the contact's state are idempotent too.
 // Everything is stored before this resolves: the listener answers 250 only then.
-import { errors } from '../errors';
-import { eventOfSentMail, recordEvents } from '../events';
-import { metrics } from '../metrics';
-import type { ContactState, EventDoc, MessageDoc, Store } from '../store';
-import { suppress } from '../suppressions';
-import { trackingSecret } from '../tracking-secret';
-import { normaliseEmail } from '../users';
+import { errors } from '../shared/errors';
+import { eventOfSentMail, recordEvents } from '../tracking/events';
+import { metrics } from '../../adapters/metrics/registry';
+import type { ContactState, EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+import { suppress } from '../sending/suppressions';
+import { trackingSecret } from '../content/tracking/secret';
+import { normaliseEmail } from '../accounts/users';
 import { outcomeOf, type ReportOutcome } from './outcome';
 import { parseReport, type Report } from './report';
 import { mailIdOfMessageId, readBounceAddress, type BounceAddress } from './return-path';

@@ -23,7 +23,7 @@ const SIGNATURE_BYTES = 10;
 export const REPORT_MAILBOXES: readonly string[] = ['fbl', 'abuse', 'postmaster'];
 export const COMPLAINT_MAILBOX = 'fbl';
 
-/** The bounce domain when none is configured: the same rule as core/config.ts (bounces.<mta host>). */
+/** The bounce domain when none is configured: the same rule as composition/config.ts (bounces.<mta host>). */
 export function defaultBounceDomain(mtaHost: string): string {
   return `bounces.${mtaHost.includes('.') ? mtaHost : `${mtaHost}.localdomain`}`.toLowerCase();
 }
@@ -61,7 +61,7 @@ export function isOnBounceDomain(address: string, bounceDomain: string): boolean
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase() === bounceDomain.toLowerCase();
 }
 
-/** The mail_id a Herald Message-ID (`<mail_…@mta host>`, core/transactional/plan.ts messageIdOf) names. */
+/** The mail_id a Herald Message-ID (`<mail_…@mta host>`, core/sending/plan.ts messageIdOf) names. */
 export function mailIdOfMessageId(messageId: string | undefined): string | undefined {
   const match = /^\s*<?\s*(mail_[0-9a-z]{1,30})@[^\s>]+>?\s*$/i.exec(messageId ?? '');
   return match ? match[1].toLowerCase() : undefined;

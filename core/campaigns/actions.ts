@@ -6,7 +6,7 @@
 // without a first open or click. Herald knows no conversions: CONVERSION is always empty and
 // NO_CONVERSION is every sent message.
 import type { Filter } from 'mongodb';
-import type { CampaignDoc, EventDoc, Store } from '../store';
+import type { CampaignDoc, EventDoc, Store } from '../../adapters/store/store';
 import { campaignBatchId } from './model';
 
 export type ActionType = 'ALL' | 'SENT' | 'OPEN' | 'CLICK' | 'HARD_BOUNCE' | 'SOFT_BOUNCE' | 'UNSUBSCRIBE' | 'COMPLAINT' | 'SHARE' | 'CONVERSION'

@@ -6,8 +6,8 @@
 // selection is checked in memory, the suppression list in chunks by its unique keys, and the
 // snapshot written with insertMany in chunks, each row under a deterministic _id
 // (recipientDocId), its seq numbering the recipient's message.
-import type { CampaignAction, CampaignAudience, CampaignDoc, CampaignRecipientDoc, ContactDoc, Store } from '../store';
-import { suppressedAmong } from '../suppressions';
+import type { CampaignAction, CampaignAudience, CampaignDoc, CampaignRecipientDoc, ContactDoc, Store } from '../../adapters/store/store';
+import { suppressedAmong } from '../sending/suppressions';
 import { campaignBatchId, campaignRequestId, recipientDocId } from './model';
 
 /** Contacts read per batch of the cursor, checked against the suppression list and written per chunk. */

@@ -2,10 +2,10 @@
 // change in every part; once launched only its tags may (the original's rule). Writes that need
 // DRAFT are conditional on it, so a launch that wins a race is never undone by a late PUT.
 import type { Filter } from 'mongodb';
-import { changedValues, findPage, type Page, type PageRequest } from '../collections';
-import { nextId } from '../counters';
-import { errors, fieldError, type FieldError } from '../errors';
-import type { CampaignAudience, CampaignDoc, CampaignState, Store } from '../store';
+import { changedValues, findPage, type Page, type PageRequest } from '../../adapters/store/paging';
+import { nextId } from '../../adapters/store/counters';
+import { errors, fieldError, type FieldError } from '../shared/errors';
+import type { CampaignAudience, CampaignDoc, CampaignState, Store } from '../../adapters/store/store';
 import { emptyAudience } from './model';
 import { defaultOptions, readOptions, renamedOptions } from './options';
 import { checkAudienceReferences, readAudience, type AudienceInput } from './references';

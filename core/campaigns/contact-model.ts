@@ -3,8 +3,8 @@
 // fields under their snake_case names, and each custom field of the account by its tag as defined
 // (`NUMERODECLIENTE`) and in lower case (`numerodecliente`). A field the contact has no value for
 // is "" (so `${contact.x!"fallback"}` shows the fallback, and `[#if contact.x??]` sees the field).
-import type { CampaignRecipientDoc, FieldDoc } from '../store';
-import type { Model } from '../transactional/dialect';
+import type { CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
+import type { Model } from '../content/dialect/dialect';
 
 /** The custom fields' ids and the names they take in the model, read once per plan. */
 export type FieldNames = ReadonlyArray<{ id: string; tag: string; lower: string }>;

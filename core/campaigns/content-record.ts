@@ -1,10 +1,10 @@
 // A campaign's one content record (the spec allows one per campaign): its sender, subject and unsubscribe
 // text, and its bodies set apart (raw HTML or MJML, and an optional text part). Every write needs
 // the campaign in DRAFT, and is conditional on it, so a content never changes under a launch.
-import { nextId } from '../counters';
-import { errors } from '../errors';
-import { compileMjml } from '../template-mjml';
-import type { CampaignContentDoc, CampaignDoc, Store } from '../store';
+import { nextId } from '../../adapters/store/counters';
+import { errors } from '../shared/errors';
+import { compileMjml } from '../content/mjml';
+import type { CampaignContentDoc, CampaignDoc, Store } from '../../adapters/store/store';
 import { findCampaign, requireState } from './campaigns';
 import { DEFAULT_UNSUBSCRIBE_TEXT } from './model';
 

@@ -3,7 +3,7 @@
 // (mail_id) only for the types a message may have more than once of with the same meaning
 // (bounces: one per report; unsubscriptions: the page and a complaint), grouped in two steps so
 // that sent, opens and clicks (hundreds of thousands of messages) stay one group per type.
-import type { CampaignDoc, Store } from '../store';
+import type { CampaignDoc, Store } from '../../adapters/store/store';
 import { campaignBatchId } from './model';
 
 export interface TypeCounts {

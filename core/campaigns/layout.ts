@@ -1,8 +1,8 @@
 // A campaign's content as the send engine takes it: a transactional send body (core/transactional/
 // request.ts) whose HTML is the campaign's with its layout around it (the header links block, the
 // unsubscribe footer) and whose tracking follows the campaign's options. Built once per plan; the
-// renderer (core/transactional/personalise.ts) compiles it once and renders it per recipient.
-import type { CampaignContentDoc, CampaignDoc } from '../store';
+// renderer (core/content/personalise.ts) compiles it once and renders it per recipient.
+import type { CampaignContentDoc, CampaignDoc } from '../../adapters/store/store';
 import type { Address, SendRequestBody, TrackingOptions } from '../transactional/request';
 import { DEFAULT_UNSUBSCRIBE_TEXT } from './model';
 

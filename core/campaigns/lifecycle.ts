@@ -3,11 +3,11 @@
 // failed. Each change is one conditional write on the campaign (its state decides, so two
 // concurrent requests cannot both win); the workflow is told afterwards, and every write the
 // workflow makes is conditional on the campaign still being its launch's (launch.taskId).
-import { errors } from '../errors';
-import type { CampaignDoc, CampaignState, Store, TaskDoc } from '../store';
-import { ACTIVE_STATES, findTask, launchTask, updateActiveTask, type TaskDeps } from '../tasks';
-import { isTemporalFault, requestWorkflowCancel, signalWorkflow } from '../temporal';
-import { CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL } from '../workflow-contracts';
+import { errors } from '../shared/errors';
+import type { CampaignDoc, CampaignState, Store, TaskDoc } from '../../adapters/store/store';
+import { ACTIVE_STATES, findTask, launchTask, updateActiveTask, type TaskDeps } from '../tasks/tasks';
+import { isTemporalFault, requestWorkflowCancel, signalWorkflow } from '../../adapters/temporal/client';
+import { CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL } from '../../adapters/temporal/contracts';
 import { LAUNCHED_STATES } from './model';
 
 /** Who starts a launch or a resend, and the path that asked (the task's owner and request). */

@@ -8,7 +8,7 @@
 //   P keys     percentages of sent, 2 decimals (sentP: of the recipients in the snapshot)
 // A message of a resend round is a message of its own: a recipient refused at the launch and sent
 // in a resend counts twice in sent and once in bounced.
-import type { CampaignDoc, Store } from '../store';
+import type { CampaignDoc, Store } from '../../adapters/store/store';
 import { countCampaignEvents, type EventCounts, type TypeCounts } from './event-counts';
 
 export { campaignActions, ACTION_TYPES, type ActionType, type ActionsQuery, type CampaignActionRow } from './actions';

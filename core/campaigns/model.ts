@@ -1,8 +1,8 @@
 // What every part of the campaigns feature shares: states, option keys (the spec's neutral names
 // and the original's), and the names a campaign's messages carry (request id, mail_id, batch id).
 // Pure definitions: the API, the workflow's activities, tracking and metrics all read them here.
-import type { CampaignAction, CampaignAudience, CampaignState } from '../store';
-import { mailIdOf } from '../transactional/plan';
+import type { CampaignAction, CampaignAudience, CampaignState } from '../../adapters/store/store';
+import { mailIdOf } from '../sending/plan';
 
 export const CAMPAIGN_STATES: readonly CampaignState[] = ['DRAFT', 'SCHEDULED', 'PENDING_APPROVAL', 'SENDING', 'SENT', 'CANCELLED'];
 

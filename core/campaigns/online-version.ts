@@ -3,9 +3,9 @@
 // row through the same plan (./plan.ts), without the open pixel. A campaign's content cannot
 // change once launched, so the copy is the one sent; a custom field renamed or deleted since
 // shows as the account's fields are now.
-import type { Store } from '../store';
-import type { LinkContext } from '../transactional/personalise';
-import type { MessageRef } from '../transactional/tracking-token';
+import type { Store } from '../../adapters/store/store';
+import type { LinkContext } from '../content/personalise';
+import type { MessageRef } from '../content/tracking/token';
 import { recipientDocId } from './model';
 import { campaignCopies } from './plan';
 

@@ -1,7 +1,7 @@
 // A campaign's options as clients send them and as answers show them. Stored under the spec's
 // neutral keys (core/campaigns/model.ts); the original's keys are accepted as aliases and shown
 // beside the neutral ones, mirroring their values, so the original's clients read what they wrote.
-import { errors, fieldError, type FieldError } from '../errors';
+import { errors, fieldError, type FieldError } from '../shared/errors';
 import { LAYOUT_OPTIONS, NEUTRAL_OPTIONS, ORIGINAL_OPTION_KEYS, type NeutralOption } from './model';
 
 /** The options that hold a name rather than `1`/`0`. */

@@ -1,14 +1,14 @@
-// A campaign's content made into messages, the way core/transactional/plan.ts does it for a send
+// A campaign's content made into messages, the way core/sending/plan.ts does it for a send
 // request, with the same machinery: the content is a send body (./layout.ts: header and footer, tracking
 // options), its templates compiled once by the transactional renderer (its cache is by source, so
 // every plan of a campaign, every page of its launch, shares one compilation) and the MIME
 // composed once per plan (core/sending/mime-splice.ts); each recipient's copy is rendered from
 // its snapshot row when the sender asks for its bytes, with the message's own signed links.
 import { buildSkeleton } from '../sending/mime-splice';
-import type { CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../store';
-import { compiledTemplate } from '../transactional/dialect';
-import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../transactional/personalise';
-import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../transactional/plan';
+import type { CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
+import { compiledTemplate } from '../content/dialect/dialect';
+import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
+import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
 import { contactModel, displayName, fieldNamesOf } from './contact-model';

@@ -2,8 +2,8 @@
 // campaigns as bare ids (their SENT recipients) or `{id, action}` objects. Each one must exist in
 // the account when the campaign is saved; what is deleted later simply selects no one.
 import type { Collection } from 'mongodb';
-import { errors, fieldError, type FieldError } from '../errors';
-import type { CampaignAction, CampaignAudience, Store } from '../store';
+import { errors, fieldError, type FieldError } from '../shared/errors';
+import type { CampaignAction, CampaignAudience, Store } from '../../adapters/store/store';
 import { CAMPAIGN_ACTIONS } from './model';
 
 /** include/exclude as the request gives them (after the schema): any key may be missing, members in any accepted shape. */

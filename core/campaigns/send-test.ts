@@ -4,10 +4,10 @@
 // field is its address: `${contact.first_name!"friend"}` shows its fallback, as it would for a
 // contact without a first name. Subject prefixed "[Test] ", tagged `campaign-test`, in a batch of
 // its own (`<account>_transactional_campaign-<id>-test`): never counted in the campaign's metrics.
-import { isAllowedSender, readAccountSettings } from '../account-settings';
-import { isEmailAddress } from '../email-address';
-import { errors, fieldError } from '../errors';
-import type { CampaignDoc, CampaignRecipientDoc } from '../store';
+import { isAllowedSender, readAccountSettings } from '../accounts/settings';
+import { isEmailAddress } from '../shared/email-address';
+import { errors, fieldError } from '../shared/errors';
+import type { CampaignDoc, CampaignRecipientDoc } from '../../adapters/store/store';
 import { acceptSendRequest, type AcceptDeps, type AcceptedIds } from '../transactional/accept';
 import { senderNotAllowed } from '../transactional/submit';
 import { campaignSendBody } from './layout';

@@ -3,9 +3,9 @@
 // test `{valid, message, errors: [{code, message, moreInfo}], warnings}`), with the issue's flat
 // list of checks beside it in `checks` (sender, subject, body, unsubscribe, recipients,
 // senderDomain, launchDate), each `{valid, message}`.
-import { readAccountSettings, isAllowedSender } from '../account-settings';
-import { isEmailAddress } from '../email-address';
-import type { CampaignDoc, Store } from '../store';
+import { readAccountSettings, isAllowedSender } from '../accounts/settings';
+import { isEmailAddress } from '../shared/email-address';
+import type { CampaignDoc, Store } from '../../adapters/store/store';
 import { countAudience } from './audience';
 import { hasUnsubscribeLink } from './plan';
 

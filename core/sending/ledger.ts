@@ -6,9 +6,9 @@
 // cause a duplicate stays that short. The first outcome recorded for a mail_id wins. Rows and
 // their events go in one round trip each, side by side: an event whose row a crash kept out is
 // harmless, since a resend's event has the same track_id and is skipped.
-import { recordEvents } from '../events';
-import { metrics } from '../metrics';
-import { insertSkippingDuplicates, type MessageDoc, type Store } from '../store';
+import { recordEvents } from '../tracking/events';
+import { metrics } from '../../adapters/metrics/registry';
+import { insertSkippingDuplicates, type MessageDoc, type Store } from '../../adapters/store/store';
 
 interface Waiter { resolve: () => void; reject: (error: unknown) => void }
 

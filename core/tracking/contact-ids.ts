@@ -1,10 +1,10 @@
 // The contact_id a click reports: the id of the account's contact with the message's address,
 // found by the unique {account, email} index. Clicks of one message come in bursts and many
 // messages go to the same few addresses, so answers (a missing contact too) are kept for a
-// minute, and lookups of one turn share a query (core/read-batch.ts).
-import { ReadBatch } from '../read-batch';
-import type { Store } from '../store';
-import { normaliseEmail } from '../users';
+// minute, and lookups of one turn share a query (adapters/batching/read-batch.ts).
+import { ReadBatch } from '../../adapters/batching/read-batch';
+import type { Store } from '../../adapters/store/store';
+import { normaliseEmail } from '../accounts/users';
 
 const KEEP_MS = 60_000;
 const MAX_CACHED = 20_000;

@@ -7,7 +7,7 @@
 //   shared                 the client fields and shared_on.
 //   unsubscribed           reason.
 //   viewed_online          nothing beyond the general fields.
-import type { TrackedLink } from '../transactional/tracking-token';
+import type { TrackedLink } from '../content/tracking/token';
 import type { Place } from './geoip';
 import { plainIpv4 } from './mail-proxy';
 import type { DeviceFields } from './user-agent';

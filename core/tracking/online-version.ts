@@ -3,12 +3,12 @@
 // and signed links: rendering is deterministic), so nothing per message is stored for it. The
 // open pixel is left out (a view online is its own event, not an open); click links stay
 // tracked. A message without HTML shows its text.
-import type { SendRequestDoc, Store } from '../store';
-import { contentRenderer, type LinkContext } from '../transactional/personalise';
+import type { SendRequestDoc, Store } from '../../adapters/store/store';
+import { contentRenderer, type LinkContext } from '../content/personalise';
 import { readHttpBody, readSmtpSubmission } from '../transactional/request';
-import { MessageTokens, trackedHtmlRenderer } from '../transactional/tracking-rewrite';
-import type { MessageIdentity, MessageRef } from '../transactional/tracking-token';
-import { mailIdOf } from '../transactional/plan';
+import { MessageTokens, trackedHtmlRenderer } from '../content/tracking/rewrite';
+import type { MessageIdentity, MessageRef } from '../content/tracking/token';
+import { mailIdOf } from '../sending/plan';
 import { parseCampaignRequestId } from '../campaigns/model';
 import { campaignOnlineVersion } from '../campaigns/online-version';
 import { parseAutomationRequestId } from '../automations/model';

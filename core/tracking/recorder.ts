@@ -1,5 +1,5 @@
 // What each tracking hit records, once its token is verified (api/tracking/router.ts): the
-// message's general fields from its send-ledger event (core/sent-mail.ts, cached), the hit's
+// message's general fields from its send-ledger event (core/sending/sent-mail.ts, cached), the hit's
 // extra fields (./hit-fields.ts), written through the process's one EventWriter, which groups
 // the events of hits arriving together into one insert. Every method resolves only once its
 // events are stored, so an answered hit is never lost.
@@ -8,12 +8,12 @@
 // the unique index on track_id keeps exactly one, whatever the number of concurrent hits or
 // processes. This process also remembers the mail_ids whose first_* it has stored, so later hits
 // of the same message do not send a duplicate for the index to refuse.
-import { EventWriter } from '../event-writer';
-import { eventOfSentMail, type TrackType } from '../events';
-import { metrics } from '../metrics';
-import { sentEventOf } from '../sent-mail';
-import type { EventDoc, Store } from '../store';
-import type { MessageKind, TrackedLink, TrackingPayload } from '../transactional/tracking-token';
+import { EventWriter } from './event-writer';
+import { eventOfSentMail, type TrackType } from './events';
+import { metrics } from '../../adapters/metrics/registry';
+import { sentEventOf } from '../sending/sent-mail';
+import type { EventDoc, Store } from '../../adapters/store/store';
+import type { MessageKind, TrackedLink, TrackingPayload } from '../content/tracking/token';
 import { contactIdOf } from './contact-ids';
 import { placeOf } from './geoip';
 import { clickFields, clientFields, firstOpenFields, openFields, shareFields, type ClientFields } from './hit-fields';

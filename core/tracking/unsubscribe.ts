@@ -4,12 +4,12 @@
 // contact keeps its state: it gets no mail either), and a `track.mail.unsubscribed` event is
 // written, once per mail_id (the first reason stays). Each step is idempotent, so a repeated
 // unsubscription (a double submit, a provider's retried one-click) changes nothing more.
-import { unsubscribe } from '../contacts';
-import type { EventWriter } from '../event-writer';
-import { eventOfSentMail } from '../events';
-import type { EventDoc, Store } from '../store';
-import { suppress } from '../suppressions';
-import { normaliseEmail } from '../users';
+import { unsubscribe } from '../contacts/contacts';
+import type { EventWriter } from './event-writer';
+import { eventOfSentMail } from './events';
+import type { EventDoc, Store } from '../../adapters/store/store';
+import { suppress } from '../sending/suppressions';
+import { normaliseEmail } from '../accounts/users';
 
 /** The reasons a person may give on the page, in the order it shows them. */
 export const PAGE_REASONS = ['not_interested', 'too_frequent', 'spam_never_subscribed', 'spam_offensive'] as const;

@@ -3,17 +3,17 @@
 // mail_id's hash. Only valid tokens are kept (a forged one is verified, and refused, each time),
 // at most MAX_KEPT of them (the oldest dropped first). A token's payload never changes: it is what
 // its signature covers.
-import { mailIdOf } from '../transactional/plan';
-import type { Store } from '../store';
-import { trackingSecret } from '../tracking-secret';
-import { verifyTrackingToken, type MessageKind, type TrackingPayload } from '../transactional/tracking-token';
+import { mailIdOf } from '../sending/plan';
+import type { Store } from '../../adapters/store/store';
+import { trackingSecret } from '../content/tracking/secret';
+import { verifyTrackingToken, type MessageKind, type TrackingPayload } from '../content/tracking/token';
 
 const MAX_KEPT = 50_000;
 
 
 export interface VerifiedToken<P extends TrackingPayload = TrackingPayload> {
   payload: P;
-  /** The mail_id of the message it names (as core/transactional/plan.ts derives it). */
+  /** The mail_id of the message it names (as core/sending/plan.ts derives it). */
   mailId: string;
 }
 

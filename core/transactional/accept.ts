@@ -1,13 +1,13 @@
 import type { Client } from '@temporalio/client';
-import { readAccountSettings } from '../account-settings';
-import { newId } from '../ids';
-import type { Store } from '../store';
-import { insertsPerTurn } from '../turn-batch';
-import { signalAccountSender, startScheduledSend } from '../temporal';
+import { readAccountSettings } from '../accounts/settings';
+import { newId } from '../shared/ids';
+import type { Store } from '../../adapters/store/store';
+import { insertsPerTurn } from '../../adapters/batching/turn-batch';
+import { signalAccountSender, startScheduledSend } from '../../adapters/temporal/client';
 import { countMonthlyMessages } from './monthly-usage';
 import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
 
-/** Requests accepted together are recorded with one `insertMany` (core/turn-batch.ts). */
+/** Requests accepted together are recorded with one `insertMany` (adapters/batching/turn-batch.ts). */
 const requestRecords = insertsPerTurn((store) => store.sendRequests);
 
 export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number }

@@ -5,8 +5,8 @@
 // launch_date has a workflow of its own, cancelled too, so its dropped events come at once.
 // The account's requests are looked up by the batch id they were stored with (an index on a real
 // MongoDB; a scan on the embedded store, where this rare call can afford it).
-import { requestWorkflowCancel } from '../temporal';
-import { workflowIds } from '../workflow-contracts';
+import { requestWorkflowCancel } from '../../adapters/temporal/client';
+import { workflowIds } from '../../adapters/temporal/contracts';
 import type { AcceptDeps } from './accept';
 
 /** How many requests of the batch were asked to stop (0 when there is no such batch). */

@@ -5,8 +5,8 @@
 // released, so the retry is accepted then. Expiry is a condition on read (no TTL index on the
 // embedded store): an expired claim is taken over as if it were not there.
 import { createHash } from 'node:crypto';
-import { errors } from '../errors';
-import { isDuplicateKey, type IdempotencyDoc, type Store } from '../store';
+import { errors } from '../shared/errors';
+import { isDuplicateKey, type IdempotencyDoc, type Store } from '../../adapters/store/store';
 
 /** What a replayed request is answered: the first one's ids. */
 export type AcceptedAnswer = NonNullable<IdempotencyDoc['answer']>;

@@ -1,12 +1,12 @@
 // The monthly limit of an account's messages: every accepted message is counted in a counter
 // document per account and calendar month (UTC), shared by every API and SMTP process.
-import { errors } from '../errors';
-import { isDuplicateKey, type Store } from '../store';
-import { perStore, TurnBatch, type ItemResult } from '../turn-batch';
+import { errors } from '../shared/errors';
+import { isDuplicateKey, type Store } from '../../adapters/store/store';
+import { perStore, TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
 
 /**
  * Counts of requests arriving together without a limit: one `$inc` per counter for all of them
- * (core/turn-batch.ts). With a limit each request is counted by itself, since each must fit.
+ * (adapters/batching/turn-batch.ts). With a limit each request is counted by itself, since each must fit.
  */
 const unlimitedCounts = perStore((store) => new TurnBatch<{ _id: string; count: number }, void>(async (items) => {
   const sums = new Map<string, number>();

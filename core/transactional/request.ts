@@ -1,5 +1,5 @@
 // The accepted transactional send request, as validated by the API and stored as the claim check.
-import type { SendRequestDoc } from '../store';
+import type { SendRequestDoc } from '../../adapters/store/store';
 import type { Attachment } from './attachments';
 import type { SmtpMessage } from './smtp-message';
 

@@ -4,9 +4,9 @@
 // does not change a request already accepted). Whatever the request gives wins: from, reply_to,
 // subject, and content.html / content.text each by itself (a template has no text part, so a
 // request may add one to the template's HTML).
-import type { FieldError } from '../errors';
-import { fieldError } from '../errors';
-import type { TemplateForSend } from '../templates';
+import type { FieldError } from '../shared/errors';
+import { fieldError } from '../shared/errors';
+import type { TemplateForSend } from '../content/templates';
 
 /** Finds a template of the sending account by the id a client gives; null when there is none. */
 export type TemplateLookup = (templateId: string) => Promise<TemplateForSend | null>;

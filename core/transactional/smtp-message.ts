@@ -1,12 +1,12 @@
 // A message submitted over SMTP, read once at acceptance by a real MIME parser (mailparser): its
 // From and Reply-To, HTML and text parts (decoded to text), attachments (checked as the HTTP
 // API checks them) and the header lines Herald keeps as written. The copies Herald sends are
-// built from this (core/transactional/plan.ts), like those of an HTTP request: one per envelope
+// built from this (core/sending/plan.ts), like those of an HTTP request: one per envelope
 // recipient, with its own Message-ID and tracking links, the To and Cc headers as the client
 // wrote them. Nothing in it is a template: `${x}` stays as written (the spec: no substitution).
 import { simpleParser, type AddressObject, type HeaderLines } from 'mailparser';
-import { errors } from '../errors';
-import { isEmailAddress } from '../email-address';
+import { errors } from '../shared/errors';
+import { isEmailAddress } from '../shared/email-address';
 import { checkAttachments, type Attachment } from './attachments';
 import type { Address } from './request';
 

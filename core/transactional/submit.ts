@@ -2,13 +2,13 @@
 // acceptance at most once per Idempotency-Key. The HTTP route (api/transactional/router.ts) and
 // the SMTP listener (smtp/server.ts) both go through here, so a send is judged the same whichever
 // way it came.
-import { isAllowedSender, type AccountSettings } from '../account-settings';
-import { errors } from '../errors';
+import { isAllowedSender, type AccountSettings } from '../accounts/settings';
+import { errors } from '../shared/errors';
 import { acceptSendRequest, type AcceptDeps, type AcceptedIds } from './accept';
 import { claimKey } from './idempotency';
 import type { AcceptedRequest } from './request';
 
-/** The account's policy (core/account-settings.ts): 403 forbidden when the send breaks it. */
+/** The account's policy (core/accounts/settings.ts): 403 forbidden when the send breaks it. */
 export function enforceSendPolicy(settings: AccountSettings, account: string, send: { from: string; hasAttachments: boolean }): void {
   if (!isAllowedSender(settings, send.from)) throw senderNotAllowed(settings);
   if (send.hasAttachments && !settings.attachments) {

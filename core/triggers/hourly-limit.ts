@@ -2,9 +2,9 @@
 // the event is discarded). Accepted events are counted in the store, one document per account and
 // clock hour (UTC), so every API process shares the count. A count is a conditional `$inc` that
 // applies only while there is room, so simultaneous events cannot overshoot the limit together.
-import { errors } from '../errors';
-import { isDuplicateKey, type Store } from '../store';
-import { perStore, TurnBatch, type ItemResult } from '../turn-batch';
+import { errors } from '../shared/errors';
+import { isDuplicateKey, type Store } from '../../adapters/store/store';
+import { perStore, TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
 
 export const HOUR_MS = 3_600_000;
 /** Bounded retries of a count that other processes keep taking room from (then the event is refused as unavailable). */
@@ -24,7 +24,7 @@ interface Ask { _id: string; limit: number; expiresAt: Date }
 
 /**
  * Events of one account arriving together are counted with one `$inc` for all of them
- * (core/turn-batch.ts) when they all fit; otherwise the room left is granted to the first ones.
+ * (adapters/batching/turn-batch.ts) when they all fit; otherwise the room left is granted to the first ones.
  */
 const counts = perStore((store) => new TurnBatch<Ask, boolean>(async (asks) => {
   const groups = new Map<string, number[]>();

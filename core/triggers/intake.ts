@@ -3,12 +3,12 @@
 // workflow. The event is accepted only once Temporal acknowledged the start; when a step fails the
 // record is removed and the count given back, so a client answered 503 leaves nothing half-done.
 import type { Client } from '@temporalio/client';
-import { readAccountSettings } from '../account-settings';
-import { errors } from '../errors';
-import { derivedId, newId } from '../ids';
-import { isDuplicateKey, type Store, type TriggerEventDoc } from '../store';
-import { startTriggerAutomation } from '../temporal';
-import { insertsPerTurn } from '../turn-batch';
+import { readAccountSettings } from '../accounts/settings';
+import { errors } from '../shared/errors';
+import { derivedId, newId } from '../shared/ids';
+import { isDuplicateKey, type Store, type TriggerEventDoc } from '../../adapters/store/store';
+import { startTriggerAutomation } from '../../adapters/temporal/client';
+import { insertsPerTurn } from '../../adapters/batching/turn-batch';
 import type { TriggerEvent } from './event';
 import { countTriggerEvent } from './hourly-limit';
 
@@ -19,7 +19,7 @@ export interface AcceptedEvent { eventId: string; key: string; email: string; re
 /** An Idempotency-Key: 1 to 255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-/** Events accepted together are recorded with one `insertMany` (core/turn-batch.ts); an event whose own insert failed gets its error. */
+/** Events accepted together are recorded with one `insertMany` (adapters/batching/turn-batch.ts); an event whose own insert failed gets its error. */
 const eventRecords = insertsPerTurn((store) => store.triggerEvents);
 
 const ignore = () => undefined;

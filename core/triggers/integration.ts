@@ -5,10 +5,10 @@
 // deactivating clears it, and both take effect at once in every API process, since the intake
 // reads the integration's document on every request.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { errors } from '../errors';
-import { byId } from '../read-batch';
-import { isDuplicateKey, type IntegrationDoc, type Store } from '../store';
-import { perStore } from '../turn-batch';
+import { errors } from '../shared/errors';
+import { byId } from '../../adapters/batching/read-batch';
+import { isDuplicateKey, type IntegrationDoc, type Store } from '../../adapters/store/store';
+import { perStore } from '../../adapters/batching/turn-batch';
 
 /** The two parts of a trigger address's credential. */
 export interface TriggerAddress { a: string; b: string }
@@ -80,7 +80,7 @@ export async function deactivateTriggers(store: Store, account: string, now = ne
   return { deactivated: (await store.integrations.findOne({ _id, account }))?.deactivated ?? null };
 }
 
-/** Integration lookups of events arriving together go out as one query (core/read-batch.ts): not a cache. */
+/** Integration lookups of events arriving together go out as one query (adapters/batching/read-batch.ts): not a cache. */
 const integrationsById = perStore((store) => byId<IntegrationDoc>((ids) => store.integrations.find({ _id: { $in: ids } }).toArray()));
 
 /**

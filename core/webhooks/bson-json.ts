@@ -5,7 +5,7 @@
 // The JSON is what JSON.stringify makes of the decoded event without its _id (keys in stored
 // order). A type this walker does not know (none that events use) falls back to the decoder.
 import { BSON, ObjectId } from 'mongodb';
-import type { EventDoc } from '../store';
+import type { EventDoc } from '../../adapters/store/store';
 
 export interface EventJson { id: ObjectId; trackId: string; json: string }
 

@@ -1,6 +1,6 @@
 // The deliveries log of a webhook endpoint, as GET /v2/{account}/webhooks/{id}/deliveries shows
 // it: each failed POST and the outcome of its one retry (core/webhooks/retries.ts writes them).
-import type { Store, WebhookDoc, WebhookLogDoc } from '../store';
+import type { Store, WebhookDoc, WebhookLogDoc } from '../../adapters/store/store';
 
 export interface DeliveryListOptions {
   offset: number; limit: number; sortdir: 'asc' | 'desc'; filters: Record<string, unknown>; q?: object;

@@ -11,7 +11,7 @@
 // only when the store's event count changed (core/webhooks/new-events-watch.ts).
 //
 // The settle window. Event _ids are made by several processes (API, SMTP, workers) and are not
-// stored in _id order: core/event-writer.ts and the send ledger give an event its _id just before
+// stored in _id order: core/tracking/event-writer.ts and the send ledger give an event its _id just before
 // a write that takes milliseconds, rarely seconds. A reader at the tip could move its cursor past
 // an _id whose write has not landed yet, and never see that event. So a pass reads only events
 // whose _id (its time, to the second) is older than `settleMs` (5 s): Herald assumes every event
@@ -21,9 +21,9 @@
 // (core/webhooks/retries.ts) and the pass returns soon after, so the workflow schedules the retry
 // in a durable timer while the next pass goes on with newer events: nothing waits for the minute.
 import { ObjectId } from 'mongodb';
-import { metrics } from '../metrics';
-import type { Store, WebhookDoc } from '../store';
-import { WEBHOOK_RETRY_DELAY_MS, type WebhookPassInput, type WebhookPassResult } from '../workflow-contracts';
+import { metrics } from '../../adapters/metrics/registry';
+import type { Store, WebhookDoc } from '../../adapters/store/store';
+import { WEBHOOK_RETRY_DELAY_MS, type WebhookPassInput, type WebhookPassResult } from '../../adapters/temporal/contracts';
 import { eventJsonFromBson, type EventJson } from './bson-json';
 import { splitIntoRequests, type RequestBatch } from './payload';
 import type { Poster, PostResult } from './post';

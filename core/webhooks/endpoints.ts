@@ -2,10 +2,10 @@
 // account's `webhooks` counter. A new or re-enabled endpoint receives the events stored from
 // that moment on (its cursor starts at the current second), never the account's history.
 import { ObjectId } from 'mongodb';
-import { nextId } from '../counters';
-import { errors, fieldError } from '../errors';
-import { TRACK_TYPES } from '../events';
-import type { Store, WebhookDoc } from '../store';
+import { nextId } from '../../adapters/store/counters';
+import { errors, fieldError } from '../shared/errors';
+import { TRACK_TYPES } from '../tracking/events';
+import type { Store, WebhookDoc } from '../../adapters/store/store';
 import { newWebhookSecret } from './signature';
 import { checkWebhookUrl } from './url-policy';
 

@@ -5,7 +5,7 @@
 import {
   ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowIdConflictPolicy, type Client,
 } from '@temporalio/client';
-import { searchAttributeKeys, workflowIds, type WebhookDeliveryInput } from '../workflow-contracts';
+import { searchAttributeKeys, workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 
 /** A start normally takes milliseconds; a slower Temporal leaves the endpoint to the next sweep. */
 const START_DEADLINE_MS = 5000;

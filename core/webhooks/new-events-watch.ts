@@ -5,7 +5,7 @@
 // changes whenever events are stored, so an idle pass asks for it instead, and reads only once
 // the events counted at a change have settled (settle window + 1 s, _ids being to the second) —
 // and at least every 30 s whatever the count says (a delete and an insert could cancel out).
-import type { Store } from '../store';
+import type { Store } from '../../adapters/store/store';
 
 const FULL_READ_EVERY_MS = 30_000;
 

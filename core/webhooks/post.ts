@@ -3,7 +3,7 @@
 // through guardedLookup, so it only ever reaches an address the URL policy allows.
 import http from 'node:http';
 import https from 'node:https';
-import { metrics } from '../metrics';
+import { metrics } from '../../adapters/metrics/registry';
 import { SIGNATURE_HEADER, signatureHeader } from './signature';
 import { guardedLookup, isPrivateAddress, literalAddress, PrivateAddressError } from './url-policy';
 

@@ -11,7 +11,7 @@
 // Endpoints share the count when their URLs are the same once normalised (scheme and host in
 // lower case, default port dropped, no fragment), whichever account they belong to.
 import { createHash } from 'node:crypto';
-import { isDuplicateKey, type Store } from '../store';
+import { isDuplicateKey, type Store } from '../../adapters/store/store';
 
 export const BUCKET_MS = 100;
 export const REQUESTS_PER_BUCKET = 20;

@@ -6,9 +6,9 @@
 // batch removed. Whoever runs a retry first takes a lease on it, so the workflow and the sweeper
 // never both POST it; a runner that dies loses its lease after RETRY_LEASE_MS.
 import type { ObjectId } from 'mongodb';
-import { metrics } from '../metrics';
-import type { Store, WebhookDoc, WebhookLogDoc } from '../store';
-import { WEBHOOK_RETRY_DELAY_MS } from '../workflow-contracts';
+import { metrics } from '../../adapters/metrics/registry';
+import type { Store, WebhookDoc, WebhookLogDoc } from '../../adapters/store/store';
+import { WEBHOOK_RETRY_DELAY_MS } from '../../adapters/temporal/contracts';
 import { eventJsonFromBson } from './bson-json';
 import { splitIntoRequests } from './payload';
 import type { Poster, PostResult } from './post';

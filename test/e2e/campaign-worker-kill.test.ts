@@ -5,9 +5,9 @@
 // with its task FINISHED. The API runs in this process (the campaign is launched over HTTP); the
 // worker is `node dist/worker.js` (built by npm test).
 import { SEND_CONCURRENCY } from '../../activities/message-sender';
-import { createAccount } from '../../core/accounts';
+import { createAccount } from '../../core/accounts/accounts';
 import { campaignRequestId } from '../../core/campaigns/model';
-import { newId } from '../../core/ids';
+import { newId } from '../../core/shared/ids';
 import { addContacts, addLists, campaignApi, draftCampaign, waitForCampaign, waitForTask } from '../support/campaigns';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
 

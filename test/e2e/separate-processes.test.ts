@@ -3,7 +3,7 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { newId } from '../../core/ids';
+import { newId } from '../../core/shared/ids';
 import { freePort, waitForPort } from '../../infra/ports';
 import { parsePrometheus, valueOf } from '../support/prometheus';
 import { startSmtpSink } from '../support/smtp-sink';

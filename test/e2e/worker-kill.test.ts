@@ -4,8 +4,8 @@
 // copy (the one in the ledger), and sending resumes within 15 s (the activity's heartbeat timeout
 // is 10 s). The API runs in this process; the worker is `node dist/worker.js` (built by npm test).
 import { SEND_CONCURRENCY } from '../../activities/sending';
-import { createAccount } from '../../core/accounts';
-import { newId } from '../../core/ids';
+import { createAccount } from '../../core/accounts/accounts';
+import { newId } from '../../core/shared/ids';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
 
 const RECIPIENTS = 1000;

@@ -3,11 +3,11 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { sendSchema } from '../../api/transactional/send-schema';
-import { checkStructure } from '../../core/limits';
-import { isPermission } from '../../core/permissions';
+import { checkStructure } from '../../core/shared/limits';
+import { isPermission } from '../../core/accounts/permissions';
 import { isAllowedCustomHeader } from '../../core/transactional/headers';
 import { readHttpBody } from '../../core/transactional/request';
-import { createUser } from '../../core/users';
+import { createUser } from '../../core/accounts/users';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { runCampaign, type CampaignResult } from './campaign';
 import { FUZZ_TARGETS } from './targets';

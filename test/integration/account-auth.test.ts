@@ -1,7 +1,7 @@
 // The account API's door: every credential form, login sessions, ACCOUNT_REQUIRED and
 // PASSWORD_EXPIRED, users and their keys, permissions, and no data across accounts.
-import type { NewAccount } from '../../core/accounts';
-import { createUser } from '../../core/users';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { createUser } from '../../core/accounts/users';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions, type Json } from '../support/http';
 

@@ -3,10 +3,10 @@
 // back through every filter and view, checked against the store itself; the query's errors;
 // cursor paging that neither skips nor repeats while events are inserted; tenant isolation.
 import { ObjectId } from 'mongodb';
-import type { NewAccount } from '../../core/accounts';
-import { TRACK_TYPES } from '../../core/events';
-import { buildEvent, GENERAL_FIELDS, recordEvents, type EventSubject } from '../../core/events';
-import type { EventDoc } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { TRACK_TYPES } from '../../core/tracking/events';
+import { buildEvent, GENERAL_FIELDS, recordEvents, type EventSubject } from '../../core/tracking/events';
+import type { EventDoc } from '../../adapters/store/store';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Answer, type Json } from '../support/http';

@@ -4,10 +4,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../api/app';
-import { createAccount } from '../../core/accounts';
-import { newId } from '../../core/ids';
-import { createLogger } from '../../core/logger';
-import { connectStore, type Store } from '../../core/store';
+import { createAccount } from '../../core/accounts/accounts';
+import { newId } from '../../core/shared/ids';
+import { createLogger } from '../../adapters/logger';
+import { connectStore, type Store } from '../../adapters/store/store';
 import { activateTriggers } from '../../core/triggers/integration';
 import { freePort } from '../../infra/ports';
 

@@ -1,4 +1,4 @@
-// Credentials are looked up in batches shared by requests arriving together (core/read-batch.ts),
+// Credentials are looked up in batches shared by requests arriving together (adapters/batching/read-batch.ts),
 // never cached (a process remembers only which user a credential it has seen belongs to, which
 // never changes, so it reads the credential and the user together): a revoked key, a deleted
 // user, a narrowed permission or an ended session takes effect at once, for a burst of requests,
@@ -6,9 +6,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import type { NewAccount } from '../../core/accounts';
-import { createLogger } from '../../core/logger';
-import { connectStore, type Store } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { createLogger } from '../../adapters/logger';
+import { connectStore, type Store } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 

@@ -2,7 +2,7 @@
 // (row shape, paging, q, filter[enabled], sort), detail, PUT (partial, while enabled), DELETE,
 // activate and deactivate, each validation rule at its boundary, permissions and other accounts.
 // What the runs do: the trigger and workflow tests.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Answer, type Json } from '../support/http';
 

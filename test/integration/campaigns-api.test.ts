@@ -3,7 +3,7 @@
 // option keys and include/exclude shapes, references that must exist, PUT (everything in DRAFT,
 // tags only after), delete, duplicate, archive, every list option, and other accounts.
 // Launch and content: campaigns-launch-api.test.ts.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

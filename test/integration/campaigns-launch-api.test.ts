@@ -3,8 +3,8 @@
 // validate shape, launch refusals (400 INVALID_REQUEST with moreInfo, the campaign still DRAFT),
 // the spec's creation order and its task, and every state rule of the actions (stop, cancel,
 // pause, resume, archive, PUT and DELETE outside DRAFT). Sending itself: the campaign sending tests.
-import type { NewAccount } from '../../core/accounts';
-import { updateAccountSettings } from '../../core/account-settings';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { updateAccountSettings } from '../../core/accounts/settings';
 import { DEFAULT_UNSUBSCRIBE_TEXT } from '../../core/campaigns/model';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';

@@ -4,10 +4,10 @@
 // to the recipients whose message failed; every change over HTTP (POST /campaigns/{id}/launch,
 // …/pause, …). The relay (the sink) acknowledges each message after 15 ms so a launch takes a few
 // seconds; pages are 7 recipients.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { campaignMailId, campaignRequestId } from '../../core/campaigns/model';
-import type { CampaignDoc, Store } from '../../core/store';
-import { messageIdOf } from '../../core/transactional/plan';
+import type { CampaignDoc, Store } from '../../adapters/store/store';
+import { messageIdOf } from '../../core/sending/plan';
 import {
   addContacts, addLists, campaignApi, campaignNow, draftCampaign, settledCount, waitForCampaign, waitForTask,
 } from '../support/campaigns';

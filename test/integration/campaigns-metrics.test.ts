@@ -4,11 +4,11 @@
 // detail and the list, GET …/metrics (the original's keys) and GET …/actions; a test send that
 // counts nowhere. And the counting rules on stored events: a message bounced twice, refused at
 // sending, a complaint, the NO_OPEN/NO_CLICK complements.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { campaignActions, campaignMetrics, campaignReport } from '../../core/campaigns/metrics';
 import { campaignBatchId, campaignMailId } from '../../core/campaigns/model';
-import { buildEvent, type EventSubject } from '../../core/events';
-import type { CampaignDoc, ContactDoc, EventDoc } from '../../core/store';
+import { buildEvent, type EventSubject } from '../../core/tracking/events';
+import type { CampaignDoc, ContactDoc, EventDoc } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 import { waitUntil } from '../support/wait';

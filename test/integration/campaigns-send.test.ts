@@ -9,11 +9,11 @@ import { campaignRecipientEmails, countAudience } from '../../core/campaigns/aud
 import { launchCampaign } from '../../core/campaigns/lifecycle';
 import { freePort } from '../../infra/ports';
 import { campaignBatchId, campaignMailId, campaignRequestId } from '../../core/campaigns/model';
-import { buildEvent } from '../../core/events';
-import type { NewAccount } from '../../core/accounts';
-import type { CampaignDoc, Store } from '../../core/store';
-import { suppress } from '../../core/suppressions';
-import { messageIdOf } from '../../core/transactional/plan';
+import { buildEvent } from '../../core/tracking/events';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { CampaignDoc, Store } from '../../adapters/store/store';
+import { suppress } from '../../core/sending/suppressions';
+import { messageIdOf } from '../../core/sending/plan';
 import {
   addContacts, addInterests, addLists, campaignApi, campaignNow, draftCampaign, OWNER, waitForCampaign, waitForTask,
 } from '../support/campaigns';

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { hashKey } from '../../core/keys';
-import { newId } from '../../core/ids';
+import { hashKey } from '../../core/accounts/keys';
+import { newId } from '../../core/shared/ids';
 
 // Runs the installed bin (dist/ is built by `npm test` and by `npm ci`'s postinstall).
 const bin = path.resolve(__dirname, '../../bin/herald.js');
@@ -77,7 +77,7 @@ describe('the herald command (accounts and users)', () => {
     const stored = await client.db(database).collection('users').findOne({ account: 'users1', email: 'ops@example.com' });
     expect(stored!.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
     expect(JSON.stringify(stored)).not.toContain(created.password);
-    const { verifyPassword } = await import('../../core/passwords');
+    const { verifyPassword } = await import('../../core/accounts/passwords');
     expect(await verifyPassword(created.password, stored!.passwordHash)).toBe(true);
     const missing = await herald(['user', 'create', 'nosuchaccount', 'a@example.com'], env);
     expect(missing.code).not.toBe(0);

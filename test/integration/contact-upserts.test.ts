@@ -1,8 +1,8 @@
 // POST /v2/{account}/lists/{id}/contacts as one write: what a create and an update keep, the
 // requests that still read the contact first (interests, custom values only cleared), and
 // simultaneous upserts and creates of one account.
-import type { NewAccount } from '../../core/accounts';
-import type { Store } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { Store } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

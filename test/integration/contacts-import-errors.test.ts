@@ -1,8 +1,8 @@
 // Contacts import when things go wrong: invalid requests, rows with errors counted and sampled,
 // uploads refused (type, size, no file), a running import cancelled, and who may import what.
-import { MAX_UPLOAD_BYTES } from '../../core/contact-import';
-import type { NewAccount } from '../../core/accounts';
-import type { Store } from '../../core/store';
+import { MAX_UPLOAD_BYTES } from '../../core/contacts/import/start';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { Store } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { importClient, type ImportClient } from '../support/import-client';
 

@@ -2,9 +2,9 @@
 // contacts it made, inline data as JSON and form, the original's options (modes, separators,
 // quotes, encodings, dates, columns given or inferred), preview, and an export imported back.
 // Errors, limits, cancelling and permissions: contacts-import-errors.test.ts.
-import type { NewAccount } from '../../core/accounts';
-import { findFile } from '../../core/files';
-import type { Store } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { findFile } from '../../adapters/store/files';
+import type { Store } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import type { Json } from '../support/http';
 import { importClient, type ImportClient } from '../support/import-client';

@@ -1,7 +1,7 @@
 // Contacts over HTTP on the real store: the spec's table, the original's client habits, and
 // the interests-replace vs interest-add semantics.
-import type { NewAccount } from '../../core/accounts';
-import type { Store } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { Store } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

@@ -2,7 +2,7 @@
 // the envelope and nothing read or changed. The routes come from the OpenAPI declarations, which
 // openapi.test.ts keeps equal to the app's routes, so a new route is covered when it is added.
 import { operations } from '../../api/openapi/operations';
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 

@@ -2,7 +2,7 @@
 // the mail from a domain with a key is signed so that a real verifier (mailauth) passes it.
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions, type Json } from '../support/http';
 

@@ -1,9 +1,9 @@
-// Ids from per-process blocks (core/id-blocks.ts) on the real store: unique across processes (each
+// Ids from per-process blocks (adapters/store/id-blocks.ts) on the real store: unique across processes (each
 // with its own store connection) and beside nextId on the same counter.
-import { nextId } from '../../core/counters';
-import { newId } from '../../core/ids';
-import { IdBlocks } from '../../core/id-blocks';
-import { connectStore, type Store } from '../../core/store';
+import { nextId } from '../../adapters/store/counters';
+import { newId } from '../../core/shared/ids';
+import { IdBlocks } from '../../adapters/store/id-blocks';
+import { connectStore, type Store } from '../../adapters/store/store';
 
 let stores: Store[];
 

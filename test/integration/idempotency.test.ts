@@ -2,8 +2,8 @@
 // request claims the key, its answer is replayed for 24 hours, another body with the key is
 // refused, a request still being accepted makes the retry wait, and a released or expired
 // claim is taken again.
-import { newId } from '../../core/ids';
-import { connectStore, type Store } from '../../core/store';
+import { newId } from '../../core/shared/ids';
+import { connectStore, type Store } from '../../adapters/store/store';
 import { claimKey } from '../../core/transactional/idempotency';
 
 let store: Store;

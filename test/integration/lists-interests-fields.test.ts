@@ -1,8 +1,8 @@
 // Lists, interests and custom fields of the account API (/v2/{account}/lists|interests|fields):
 // the generic REST convention over HTTP against the real stack, JSON and form bodies, listing
 // options, permissions, other accounts, built-in fields, and what a delete does to contacts.
-import type { NewAccount } from '../../core/accounts';
-import type { ContactDoc, FieldDoc } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { ContactDoc, FieldDoc } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

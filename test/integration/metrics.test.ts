@@ -5,9 +5,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import type { NewAccount } from '../../core/accounts';
-import { createLogger } from '../../core/logger';
-import { serveMetrics } from '../../core/metrics-server';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { createLogger } from '../../adapters/logger';
+import { serveMetrics } from '../../adapters/metrics/server';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';

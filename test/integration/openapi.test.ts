@@ -11,7 +11,7 @@ import { createApp } from '../../api/app';
 import { operations } from '../../api/openapi/operations';
 import { sendSchema } from '../../api/transactional/send-schema';
 import { isCompiledSchema } from '../../api/validation';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../adapters/logger';
 import { startTestHerald, type TestHerald } from '../support/herald';
 
 let herald: TestHerald;

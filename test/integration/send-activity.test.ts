@@ -6,12 +6,12 @@
 // runs in the SDK's activity test environment.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createSendActivities, SEND_CONCURRENCY } from '../../activities/sending';
-import { newId } from '../../core/ids';
-import { connectStore, type Store } from '../../core/store';
-import { createThreadedRelay } from '../../core/relay-thread';
-import type { RelaySender } from '../../core/transport';
+import { newId } from '../../core/shared/ids';
+import { connectStore, type Store } from '../../adapters/store/store';
+import { createThreadedRelay } from '../../adapters/relay/thread';
+import type { RelaySender } from '../../adapters/relay/transport';
 import { toStoredFields, type Recipient } from '../../core/transactional/request';
-import type { QueuedSend } from '../../core/workflow-contracts';
+import type { QueuedSend } from '../../adapters/temporal/contracts';
 import { startSmtpSink } from '../support/smtp-sink';
 
 let store: Store;

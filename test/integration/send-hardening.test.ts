@@ -1,6 +1,6 @@
 // POST /v1/mail/send against hostile input on the real stack: limits at the door, JSON errors
 // for every path and method, closed header injection, and only validated fields stored.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { readHttpBody } from '../../core/transactional/request';
 import { startTestHerald, type TestHerald } from '../support/herald';
 

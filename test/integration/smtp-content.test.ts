@@ -5,9 +5,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
-import { updateAccountSettings } from '../../core/account-settings';
-import type { NewAccount } from '../../core/accounts';
-import { suppress } from '../../core/suppressions';
+import { updateAccountSettings } from '../../core/accounts/settings';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { suppress } from '../../core/sending/suppressions';
 import { readSmtpSubmission } from '../../core/transactional/request';
 import type { ReceivedMail } from '../support/smtp-sink';
 import { startTestHerald, type TestHerald } from '../support/herald';

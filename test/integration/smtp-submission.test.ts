@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 
 let herald: TestHerald;

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { nextId } from '../../core/counters';
-import { connectStore } from '../../core/store';
+import { nextId } from '../../adapters/store/counters';
+import { connectStore } from '../../adapters/store/store';
 import { startEmbeddedStore } from '../../infra/store';
 
 jest.setTimeout(120_000);

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createApp } from '../../api/app';
-import { createAccount } from '../../core/accounts';
-import { connectServices, type Services } from '../../core/services';
-import { loadConfig } from '../../core/config';
+import { createAccount } from '../../core/accounts/accounts';
+import { connectServices, type Services } from '../../composition/services';
+import { loadConfig } from '../../composition/config';
 import { startEmbeddedStore, type EmbeddedStore } from '../../infra/store';
 import { supervise, type Supervised } from '../../infra/supervisor';
 

@@ -1,9 +1,9 @@
 // Tasks and contact exports over HTTP on the real stack: the spec's Task, its live progress to
 // FINISHED, the CSV to download, listing, and who may cancel what.
 import { parse } from 'csv-parse/sync';
-import type { NewAccount } from '../../core/accounts';
-import type { Store } from '../../core/store';
-import { launchTask } from '../../core/tasks';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { Store } from '../../adapters/store/store';
+import { launchTask } from '../../core/tasks/tasks';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

@@ -2,8 +2,8 @@
 // HTML and MJML templates and folders with path ids, listings and their filters, the bodies
 // (.html, .json, .txt, /preview), rename, move, new bodies, MJML errors, deletes, permissions,
 // form bodies, and the lookup the transactional send will use.
-import type { NewAccount } from '../../core/accounts';
-import { findTemplateForSend } from '../../core/templates';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { findTemplateForSend } from '../../core/content/templates';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startEmbeddedTemporal } from '../../infra/temporal';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { searchAttributeKeys } from '../../core/workflow-contracts';
+import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 
 let tmp: string;
 

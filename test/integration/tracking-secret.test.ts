@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { newId } from '../../core/ids';
-import { connectStore, type Store } from '../../core/store';
-import { trackingSecret } from '../../core/tracking-secret';
+import { newId } from '../../core/shared/ids';
+import { connectStore, type Store } from '../../adapters/store/store';
+import { trackingSecret } from '../../core/content/tracking/secret';
 import { startEmbeddedStore } from '../../infra/store';
 
 jest.setTimeout(180_000);

@@ -4,11 +4,11 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import nodemailer from 'nodemailer';
-import type { NewAccount } from '../../core/accounts';
-import { metrics } from '../../core/metrics';
-import type { EventDoc } from '../../core/store';
-import { trackingSecret } from '../../core/tracking-secret';
-import { messageToken } from '../../core/transactional/tracking-token';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { metrics } from '../../adapters/metrics/registry';
+import type { EventDoc } from '../../adapters/store/store';
+import { trackingSecret } from '../../core/content/tracking/secret';
+import { messageToken } from '../../core/content/tracking/token';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';

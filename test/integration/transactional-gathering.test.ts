@@ -3,7 +3,7 @@
 // its searchable list of batch ids is full (the test stack's Temporal has the default 2 KB limit),
 // and every request's batch id finds its run in Temporal's visibility.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 

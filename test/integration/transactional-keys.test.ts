@@ -1,6 +1,6 @@
 // Transactional keys managed from the account's integrations: issued once (shown only then),
 // listed without secrets, and revoked at once; only with the account's permissions.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 

@@ -1,7 +1,7 @@
 // The relay's trouble seen over HTTP, end to end: a recipient the relay keeps deferring (4xx) does
 // not hold the others of its request, and gets its message once the relay takes it; a relay that
 // refuses Herald's login (535) is retried, never turned into bounces.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import type { SinkOptions } from '../support/smtp-sink';
 import { startTestHerald, type TestHerald } from '../support/herald';
 

@@ -2,7 +2,7 @@
 // scheduled request waits (nothing sent), a cancelled batch records its messages as dropped and
 // sends nothing, and a retried request with the same key is answered as the first and starts
 // nothing twice. (The month-long timer itself is in test/workflows, with time skipping.)
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';

@@ -1,4 +1,4 @@
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { waitUntil } from '../support/wait';
 

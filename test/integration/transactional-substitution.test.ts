@@ -1,7 +1,7 @@
 // Substitutions in a send, end to end: each recipient's copy rendered from the batch and
 // recipient models (the recipient's objects win), values escaped in HTML and kept on one line in
 // the subject and headers, and a malformed template refused at accept time.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

@@ -1,8 +1,8 @@
 // The suppression list at send time: an address whose contact was unsubscribed through the API,
 // or that the relay refused for good once, gets a track.mail.dropped event and no mail, while
 // the other recipients of the same request get theirs.
-import type { NewAccount } from '../../core/accounts';
-import type { EventDoc } from '../../core/store';
+import type { NewAccount } from '../../core/accounts/accounts';
+import type { EventDoc } from '../../adapters/store/store';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';

@@ -3,8 +3,8 @@
 // request gives wins; substitutions apply to the template's subject and HTML; an id the account
 // cannot send (unknown, another account's, a folder) or a field neither gives is a validation
 // error, reported with the body's other errors; the stored request is complete (merged at accept).
-import type { NewAccount } from '../../core/accounts';
-import { updateAccountSettings } from '../../core/account-settings';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { updateAccountSettings } from '../../core/accounts/settings';
 import { readHttpBody } from '../../core/transactional/request';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';

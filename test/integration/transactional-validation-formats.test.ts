@@ -3,7 +3,7 @@
 // values as the Java SDK sends them, batch_code cleaning (seen in Herald-Batch-Id), the tracking
 // field kept as given, the 10 MB request and the 1 to 1000 recipients, each at and one past its limit.
 // Field codes and the Limits table's other limits: transactional-validation.test.ts.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { readHttpBody } from '../../core/transactional/request';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';

@@ -5,7 +5,7 @@
 // Formats (emails, dates, null and empty values, batch_code, the 10 MB request, 1000 recipients) are
 // in transactional-validation-formats.test.ts; attachments' codes in transactional-policy.test.ts;
 // header names, custom_args and substitution bounds in send-hardening.test.ts.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 

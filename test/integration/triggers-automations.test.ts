@@ -6,11 +6,11 @@
 // track.mail.dropped event and no mail; a deactivation stops a run waiting in its timer; each run
 // is found in Temporal by account, automation and contact. Timers at full length: the wait steps
 // themselves are tested on the time-skipping server (test/workflows/trigger-automation.test.ts).
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { automationBatchId } from '../../core/automations/model';
-import type { EventDoc } from '../../core/store';
-import { suppress } from '../../core/suppressions';
-import { workflowIds } from '../../core/workflow-contracts';
+import type { EventDoc } from '../../adapters/store/store';
+import { suppress } from '../../core/sending/suppressions';
+import { workflowIds } from '../../adapters/temporal/contracts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 import { waitUntil } from '../support/wait';

@@ -4,9 +4,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import type { NewAccount } from '../../core/accounts';
-import { createLogger } from '../../core/logger';
-import { TRACK_TYPES } from '../../core/events';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { createLogger } from '../../adapters/logger';
+import { TRACK_TYPES } from '../../core/tracking/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 

@@ -5,8 +5,8 @@
 // does not hold newer events back, and its events come again once, after the retry delay (the
 // spec's minute, proven on the time-skipping server by test/workflows/webhook-retry.test.ts;
 // 40 s here: 20 s less of real time for the suite).
-import type { NewAccount } from '../../core/accounts';
-import { metrics } from '../../core/metrics';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { metrics } from '../../adapters/metrics/registry';
 import { verifySignature } from '../../core/webhooks/signature';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';

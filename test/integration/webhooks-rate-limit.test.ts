@@ -2,7 +2,7 @@
 // setting) and two endpoints of two accounts on the same URL, thousands of events would go out
 // far faster than 250 requests/s; the receiver never sees more than 250 in any one-second window
 // (sliding, not aligned), and every event still arrives.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { rateKey, REQUESTS_PER_BUCKET } from '../../core/webhooks/rate-limit';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';

@@ -2,9 +2,9 @@
 // schedule exists once the worker started; a delivery workflow terminated midway through a
 // backlog is started again by a sweep, and the rest of the backlog arrives; a retry batch whose
 // workflow was terminated before its timer fired is run by a sweep once overdue.
-import type { NewAccount } from '../../core/accounts';
+import type { NewAccount } from '../../core/accounts/accounts';
 import { triggerWebhookSweep } from '../../core/webhooks/lifecycle';
-import { workflowIds } from '../../core/workflow-contracts';
+import { workflowIds } from '../../adapters/temporal/contracts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 import { storeSyntheticEvents } from '../support/webhook-events';

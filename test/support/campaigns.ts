@@ -4,8 +4,8 @@ import type { Client } from '@temporalio/client';
 import { createCampaign } from '../../core/campaigns/campaigns';
 import { createContent, setHtmlBody } from '../../core/campaigns/content-record';
 import type { AudienceInput } from '../../core/campaigns/references';
-import type { CampaignDoc, CampaignState, ContactDoc, Store, TaskDoc, TaskState } from '../../core/store';
-import type { TaskDeps } from '../../core/tasks';
+import type { CampaignDoc, CampaignState, ContactDoc, Store, TaskDoc, TaskState } from '../../adapters/store/store';
+import type { TaskDeps } from '../../core/tasks/tasks';
 import { callHerald, type Json } from './http';
 import { waitUntil } from './wait';
 

@@ -1,4 +1,4 @@
-import type { EventDoc, Store } from '../../core/store';
+import type { EventDoc, Store } from '../../adapters/store/store';
 
 /** The account's events of a batch, once at least `count` have been recorded (else throws after 30 s). */
 export async function batchEvents(store: Store, account: string, batchId: string, count: number): Promise<EventDoc[]> {

@@ -2,13 +2,13 @@
 // suite's real Temporal and store, with its own database and a recording SMTP sink.
 import type { AddressInfo } from 'node:net';
 import { createApiServer } from '../../api/app';
-import { createAccount, type NewAccount } from '../../core/accounts';
-import { loadConfig } from '../../core/config';
-import { createLogger } from '../../core/logger';
-import { newId } from '../../core/ids';
-import { connectServices, type Services } from '../../core/services';
+import { createAccount, type NewAccount } from '../../core/accounts/accounts';
+import { loadConfig } from '../../composition/config';
+import { createLogger } from '../../adapters/logger';
+import { newId } from '../../core/shared/ids';
+import { connectServices, type Services } from '../../composition/services';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
-import type { CampaignTuning } from '../../core/workflow-contracts';
+import type { CampaignTuning } from '../../adapters/temporal/contracts';
 import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
 import { createSmtpServer } from '../../smtp/server';
 import { createHeraldWorker, quietTemporalRuntime } from '../../worker';

@@ -7,10 +7,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../../api/app';
-import { loadConfig } from '../../core/config';
-import { newId } from '../../core/ids';
-import { createLogger } from '../../core/logger';
-import { connectServices, type Services } from '../../core/services';
+import { loadConfig } from '../../composition/config';
+import { newId } from '../../core/shared/ids';
+import { createLogger } from '../../adapters/logger';
+import { connectServices, type Services } from '../../composition/services';
 import { startSmtpSink } from './smtp-sink';
 
 const root = path.resolve(__dirname, '../..');

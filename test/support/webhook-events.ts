@@ -1,9 +1,9 @@
 // Events for webhook tests that need volume: built like the send engine builds them
-// (core/events.ts buildEvent) and stored with recordEvents, as the tracking endpoints do.
+// (core/tracking/events.ts buildEvent) and stored with recordEvents, as the tracking endpoints do.
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
-import { buildEvent, recordEvents, type TrackType } from '../../core/events';
-import type { EventDoc, Store } from '../../core/store';
+import { buildEvent, recordEvents, type TrackType } from '../../core/tracking/events';
+import type { EventDoc, Store } from '../../adapters/store/store';
 
 let serial = 0;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isEmailAddress } from '../../core/email-address';
-import { derivedId } from '../../core/ids';
+import { isEmailAddress } from '../../core/shared/email-address';
+import { derivedId } from '../../core/shared/ids';
 import { defaultBounceDomain, mailIdOfMessageId, readBounceAddress, returnPathOf } from '../../core/bounces/return-path';
 
 const secret = randomBytes(32);

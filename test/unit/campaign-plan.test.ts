@@ -3,8 +3,8 @@
 import { simpleParser } from 'mailparser';
 import { planCampaign, hasUnsubscribeLink } from '../../core/campaigns/plan';
 import { campaignBatchId, campaignMailId, campaignRequestId, DEFAULT_UNSUBSCRIBE_TEXT } from '../../core/campaigns/model';
-import type { CampaignContentDoc, CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../core/store';
-import { verifyTrackingToken } from '../../core/transactional/tracking-token';
+import type { CampaignContentDoc, CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
+import { verifyTrackingToken } from '../../core/content/tracking/token';
 
 // Counting wrappers around pure code (no store, no Temporal here): how often the MIME is composed
 // and how often an HTML content is compiled.
@@ -12,13 +12,13 @@ jest.mock('../../core/sending/mime-splice', () => {
   const actual = jest.requireActual('../../core/sending/mime-splice');
   return { ...actual, buildSkeleton: jest.fn(actual.buildSkeleton) };
 });
-jest.mock('../../core/transactional/dialect', () => {
-  const actual = jest.requireActual('../../core/transactional/dialect');
+jest.mock('../../core/content/dialect/dialect', () => {
+  const actual = jest.requireActual('../../core/content/dialect/dialect');
   return { ...actual, compileTemplate: jest.fn(actual.compileTemplate) };
 });
 // The mocked modules, to read their counters.
 const { buildSkeleton } = require('../../core/sending/mime-splice') as { buildSkeleton: jest.Mock };
-const { compileTemplate } = require('../../core/transactional/dialect') as { compileTemplate: jest.Mock };
+const { compileTemplate } = require('../../core/content/dialect/dialect') as { compileTemplate: jest.Mock };
 
 const links = { publicUrl: 'https://t.herald.test', secret: Buffer.alloc(32, 7) };
 const context = { mtaHost: 'mx.herald.test', links };

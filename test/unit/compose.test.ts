@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { loadConfig } from '../../core/config';
-import { searchAttributeKeys } from '../../core/workflow-contracts';
+import { loadConfig } from '../../composition/config';
+import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 
 const root = path.resolve(__dirname, '../..');
 const dockerDir = path.join(root, 'docker');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, describeConfig, loadConfig } from '../../core/config';
+import { ConfigError, describeConfig, loadConfig } from '../../composition/config';
 
 describe('loadConfig', () => {
   it('has embedded defaults: nothing external configured, loopback, ports 8080 and 2525', () => {

@@ -1,6 +1,6 @@
 // The writes contact requests send: the one upsert that creates or updates by email, a new
 // contact, and a partial update.
-import { newContact, planUpdate, planUpsert, upsertNeedsStoredContact } from '../../core/contact-changes';
+import { newContact, planUpdate, planUpsert, upsertNeedsStoredContact } from '../../core/contacts/changes';
 
 const now = new Date('2026-01-02T03:04:05Z');
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { compileTemplate, compiledTemplate, mergeModels, TemplateError, type Model, type TemplateOptions } from '../../core/transactional/dialect';
-import { tagsBalanced, templateTags } from '../../core/transactional/dialect-parse';
+import { compileTemplate, compiledTemplate, mergeModels, TemplateError, type Model, type TemplateOptions } from '../../core/content/dialect/dialect';
+import { tagsBalanced, templateTags } from '../../core/content/dialect/parse';
 
 const render = (source: string, model: Model = {}, options: TemplateOptions = { escape: 'none' }) => compileTemplate(source, options).render(model);
 const html = (source: string, model: Model = {}) => render(source, model, { escape: 'html' });

@@ -1,4 +1,4 @@
-import { buildEvent } from '../../core/events';
+import { buildEvent } from '../../core/tracking/events';
 
 const subject = {
   account: 'acme', batch_id: 'acme_transactional_x', mail_id: 'mail_1', email: 'Ada@Example.NET',

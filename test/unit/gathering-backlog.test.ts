@@ -1,8 +1,8 @@
 // herald_gathering_backlog: the send activity wrapper sums the latest backlog each account's
 // AccountSender reported, and leaves the gauge alone for senders that report none.
 import { withGatheringBacklog } from '../../activities/send-metrics';
-import { metrics } from '../../core/metrics';
-import type { SendRequestsInput } from '../../core/workflow-contracts';
+import { metrics } from '../../adapters/metrics/registry';
+import type { SendRequestsInput } from '../../adapters/temporal/contracts';
 
 const gauge = async () => (await metrics.gatheringBacklog.get()).values[0]?.value ?? 0;
 

@@ -1,6 +1,6 @@
-import { formatKey, hashKey, randomToken } from '../../core/keys';
+import { formatKey, hashKey, randomToken } from '../../core/accounts/keys';
 import { keyFromHeader } from '../../api/credential-header';
-import { derivedId, newId } from '../../core/ids';
+import { derivedId, newId } from '../../core/shared/ids';
 
 describe('keys', () => {
   it('have the original shapes: <account>-<32> and <account>-tr-<32>', () => {

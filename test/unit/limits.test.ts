@@ -1,4 +1,4 @@
-import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError } from '../../core/limits';
+import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError } from '../../core/shared/limits';
 
 const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 

@@ -1,5 +1,5 @@
 // Lookups asked for together go out as one query; nothing outlives it.
-import { ReadBatch } from '../../core/read-batch';
+import { ReadBatch } from '../../adapters/batching/read-batch';
 
 /** A batch whose loader records each query and answers key → key * 10 (keys above 99 do not exist). */
 function recorded() {

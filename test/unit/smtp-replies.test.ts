@@ -1,6 +1,6 @@
 import { ServiceError } from '@temporalio/client';
 import { MongoNetworkError } from 'mongodb';
-import { errors } from '../../core/errors';
+import { errors } from '../../core/shared/errors';
 import { smtpReplyFor } from '../../smtp/replies';
 
 const code = (error: unknown) => (smtpReplyFor(error) as Error & { responseCode: number }).responseCode;

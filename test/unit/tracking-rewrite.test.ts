@@ -1,6 +1,6 @@
-import { contentRenderer, type MessageIdentity } from '../../core/transactional/personalise';
+import { contentRenderer, type MessageIdentity } from '../../core/content/personalise';
 import type { Recipient, SendRequestBody, TrackingOptions } from '../../core/transactional/request';
-import { linkPart, linkSignature, sign, verifyTrackingToken, type TrackedLink } from '../../core/transactional/tracking-token';
+import { linkPart, linkSignature, sign, verifyTrackingToken, type TrackedLink } from '../../core/content/tracking/token';
 
 const secret = Buffer.alloc(32, 7);
 const links = { publicUrl: 'https://herald.example', secret };

@@ -1,5 +1,5 @@
 // Items added during one turn are handled by one call; each gets its own result or error.
-import { TurnBatch } from '../../core/turn-batch';
+import { TurnBatch } from '../../adapters/batching/turn-batch';
 
 it('hands the items of one turn to one call and gives each its own result or error', async () => {
   const calls: number[][] = [];

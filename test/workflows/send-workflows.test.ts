@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { searchAttributeKeys, SEND_SIGNAL, type SendOutcome, type SendRequestsInput } from '../../core/workflow-contracts';
+import { searchAttributeKeys, SEND_SIGNAL, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
 import { quietTemporalRuntime } from '../../worker';
 
 let env: TestWorkflowEnvironment;

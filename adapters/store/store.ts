@@ -1,0 +1,725 @@
+import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+
+// Document shapes. Every document carries `account`; every query is scoped by it.
+
+/**
+ * An account. `settings` is its sending policy, set by an operator with `herald account set`
+ * (absent fields take the defaults of core/accounts/settings.ts).
+ */
+export interface AccountDoc {
+  _id: string;
+  name?: string;
+  createdAt: Date;
+  settings?: {
+    /** Whether transactional sends may carry attachments (the spec: "enabled on the account by request"). */
+    attachments?: boolean;
+    /** Messages (recipients) accepted per calendar month (UTC); null or absent: no limit. */
+    monthlyLimit?: number | null;
+    /** Lowercase domains a send's From may use; empty or absent: any. */
+    senderDomains?: string[];
+    /** Custom trigger events accepted per clock hour (default 200). */
+    triggerHourlyLimit?: number;
+  };
+}
+
+export type KeyKind = 'api' | 'transactional';
+/**
+ * A key, stored only as the SHA-256 of the key (keys are long random strings). API keys belong
+ * to a user (`userId`) and carry that user's permissions; `id` numbers them per account.
+ */
+export interface KeyDoc { _id: string; account: string; kind: KeyKind; id: number; userId?: number; hint: string; createdAt: Date }
+
+/** A person or integration of an account; permissions are the original's ACL strings. */
+export interface UserDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  /** Normalised (lowercase); absent for the account's first user, which only has a key. */
+  email?: string;
+  /** Shown as `user` at login: the part of the email before the @, or "owner". */
+  username: string;
+  /** scrypt, see core/accounts/passwords.ts; absent when the user cannot log in with a password. */
+  passwordHash?: string;
+  /** Login answers PASSWORD_EXPIRED until a newPassword is given. */
+  passwordExpired: boolean;
+  permissions: string[];
+  created: Date;
+  lastModified: Date;
+}
+
+/** A login session, stored only as the SHA-256 of its token; expiry slides with use. */
+export interface SessionDoc { _id: string; account: string; userId: number; expiresAt: Date; createdAt: Date }
+
+/** A list of contacts (membership is on the contact: ContactDoc.lists). */
+export interface ListDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  created: Date;
+  lastModified: Date;
+  lastMailed: Date | null;
+}
+
+/** An interest contacts may have (ContactDoc.interests); expirationDays 0 = never expires. */
+export interface InterestDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  description: string;
+  expirationDays: number;
+  created: Date;
+  lastModified: Date;
+  lastMailed: Date | null;
+}
+
+export type FieldFormat = 'TEXT' | 'INT' | 'DATE';
+/** A custom field (ids from 10; 1–9 are the built-in fields, which are not stored). */
+export interface FieldDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  /** The substitution variable name, upper case (NUMERODECLIENTE). */
+  tag: string;
+  format: FieldFormat;
+  created: Date;
+  lastModified: Date;
+}
+
+export type ContactState = 'ACTIVE' | 'BOUNCED' | 'UNSUBSCRIBED' | 'COMPLAINED';
+/** A contact; email is unique per account (normalised lowercase). */
+export interface ContactDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  gender: '' | 'M' | 'F';
+  language: '' | 'de' | 'en' | 'es' | 'fr' | 'it' | 'pt';
+  preferredFormat: 'HTML' | 'TEXT';
+  source: string;
+  state: ContactState;
+  quality: number;
+  /** Ids of the lists the contact is in. */
+  lists: number[];
+  interests: Array<{ id: number; subscribed: Date }>;
+  /** Custom field id → value (a string, checked against the field's format). */
+  customFields: Record<string, string>;
+  created: Date;
+  lastModified: Date;
+  lastMailed: Date | null;
+  lastAction: Date | null;
+  inactivated: Date | null;
+}
+
+/** Per-account integer ids: `<account>:<namespace>` → the last id given. */
+export interface CounterDoc { _id: string; seq: number }
+
+/**
+ * An accepted transactional request: the claim check the workflow receives the id of. What the
+ * client sent is kept as one opaque string, never as documents whose shape the client chose
+ * (see core/transactional/request.ts).
+ */
+export interface SendRequestDoc {
+  _id: string;
+  account: string;
+  source: 'http' | 'smtp';
+  /** JSON of the validated body (http) or of the envelope and the parsed message (smtp). */
+  payload: string;
+  /** Herald's own mail: an opt-in confirmation goes out whatever the suppression list says. */
+  purpose?: 'optin-confirmation';
+  /** The batch id of its events (`DELETE /v1/mail/batches/{batch_id}` cancels by it). */
+  batchId: string;
+  /** launch_date: sent then, not before. */
+  launchAt?: Date;
+  acceptedAt: Date;
+  /** Its batch was cancelled: what was not sent by then is dropped, never sent. */
+  cancelledAt?: Date;
+}
+
+/** The send ledger: one row per mail_id, written as soon as the relay accepted the message. */
+export interface MessageDoc {
+  _id: string;
+  account: string;
+  requestId: string;
+  email: string;
+  messageId: string;
+  /** dropped: never sent, the address is on the account's suppression list. */
+  status: 'sent' | 'failed' | 'dropped';
+  relayResponse: string;
+  sentAt: Date;
+  /** The outcome's event, written with the row so a crash before the event insert loses nothing. */
+  event: EventDoc;
+}
+
+/** A tracking event with exactly the spec's fields, plus `_id` (the cursor order). */
+export interface EventDoc {
+  _id: ObjectId;
+  account: string;
+  track_id: string;
+  track_type: string;
+  timestamp: string;
+  sent_timestamp: string;
+  hour_of_day: number;
+  day_of_week: number;
+  batch_id: string;
+  mail_id: string;
+  mail_type: string;
+  email: string;
+  domain: string;
+  tags: string[];
+  custom_args: Record<string, string>;
+  mta: string;
+  [extra: string]: unknown;
+}
+
+/** Task states: QUEUED at creation, then INITIALIZING and PROCESSING while it runs, and one of the last three. */
+export type TaskState = 'QUEUED' | 'INITIALIZING' | 'PROCESSING' | 'FINISHED' | 'FAILED' | 'CANCELLED';
+
+/** An asynchronous operation (import, export, campaign launch) run by a workflow; the spec's Task plus its bookkeeping. */
+export interface TaskDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  type: string;
+  name: string;
+  state: TaskState;
+  cancellable: boolean;
+  message: string;
+  /** Username of the user that started it; ownerId is that user's id (the cancel rule). */
+  owner: string;
+  ownerId: number;
+  created: Date;
+  init: Date | null;
+  end: Date | null;
+  /** 0..1 */
+  completed: number;
+  /** Seconds left, -1 when unknown. */
+  eta: number;
+  /** The path that created it, without /v2. */
+  request: string;
+  parameters: Record<string, unknown>;
+  result: unknown;
+  workflowId: string;
+}
+
+/** Campaign states (the spec's campaign state table). */
+export type CampaignState = 'DRAFT' | 'SCHEDULED' | 'PENDING_APPROVAL' | 'SENDING' | 'SENT' | 'CANCELLED';
+
+/**
+ * What a campaign's `include[campaigns]`/`exclude[campaigns]` member selects of another campaign's
+ * recipients (the original's report actions): SENT every recipient it was sent to, OPENED those
+ * who opened it, CLICKED those who clicked, and the NO_ variants the others it was sent to.
+ */
+export type CampaignAction = 'SENT' | 'OPENED' | 'CLICKED' | 'NO_OPEN' | 'NO_CLICK';
+
+/** Who a campaign is sent to (include) or not (exclude). */
+export interface CampaignAudience {
+  lists: number[];
+  interests: number[];
+  campaigns: Array<{ id: number; action: CampaignAction }>;
+}
+
+/** A campaign's one content (the spec allows one per campaign). */
+export interface CampaignContentDoc {
+  id: number;
+  type: 'HTML';
+  subject: string;
+  from: string;
+  fromName: string;
+  replyTo: string;
+  replyToName: string;
+  unsubscribeText: string;
+  /** The HTML sent (an MJML body's compiled output); null until set. */
+  html: string | null;
+  /** The plain-text part; null: none. */
+  text: string | null;
+  /** An MJML body as given, when the body was MJML (html holds it compiled, once). */
+  mjml?: string;
+  created: Date;
+  lastModified: Date;
+}
+
+/** The launch under way, or the last one: its task and workflow, and what it found and did. */
+export interface CampaignLaunchDoc {
+  taskId: number;
+  workflowId: string;
+  /** Paused by POST …/pause: no page is sent until resumed. */
+  paused: boolean;
+  /** Recipients in the snapshot, once taken. */
+  snapshotTotal?: number;
+  /** Resend rounds started (0: none; round n sends to the failed of the rounds before it). */
+  rounds?: number;
+  /** The task of the latest resend round (CAMPAIGN_RESEND): one runs at a time. */
+  resendTaskId?: number;
+}
+
+/** A campaign (core/campaigns/). Options are stored under the spec's neutral keys. */
+export interface CampaignDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  type: 'SIMPLE';
+  state: CampaignState;
+  launchMode: 'NOW' | 'SCHEDULED';
+  launchDate: Date | null;
+  created: Date;
+  lastModified: Date;
+  /** When it was archived; null: not archived. */
+  archived: Date | null;
+  thumbnail: string | null;
+  options: Record<string, string>;
+  include: CampaignAudience;
+  exclude: CampaignAudience;
+  content: CampaignContentDoc | null;
+  /** null until sent; then the count of recipients in its snapshot. */
+  recipients: number | null;
+  launch?: CampaignLaunchDoc;
+}
+
+/**
+ * One recipient of a launched campaign, as the audience was when the launch began (the
+ * snapshot). `_id` is `<account>:<campaign id>:<seq, 10 digits>`, so a page is a keyset walk on
+ * `_id` (sort `{_id: 1}`, `$gt` the last one); `seq` numbers the recipient's message (mail_id).
+ */
+export interface CampaignRecipientDoc {
+  _id: string;
+  account: string;
+  campaignId: number;
+  seq: number;
+  contactId: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  gender: string;
+  language: string;
+  /** Custom field id → value, as on the contact. */
+  customFields: Record<string, string>;
+}
+
+/** A file kept in the store (GridFS `files` bucket): an uploaded import source or an export. */
+export interface StoredFileMetadata { account: string; kind: 'upload' | 'export'; contentType: string }
+
+/**
+ * An address of the account's suppression list: it gets no mail (a send to it is dropped with a
+ * `track.mail.dropped` event). `_id` is `<account>:<lowercase email>`.
+ */
+export interface SuppressionDoc {
+  _id: string;
+  account: string;
+  email: string;
+  reason: 'unsubscribed' | 'bounced' | 'complained';
+  created: Date;
+}
+
+/** A claimed `Idempotency-Key` of a send and, once accepted, its answer (core/transactional/idempotency.ts). */
+export interface IdempotencyDoc {
+  _id: string; // `<account>:<SHA-256 of the key>`
+  account: string;
+  /** SHA-256 of the request's validated body: the same key with another body is refused. */
+  fingerprint: string;
+  created: Date;
+  answer?: { requestId: string; batchId: string };
+}
+
+/**
+ * A DKIM key of one of the account's sender domains (one per domain). The private key signs
+ * outgoing mail and is never shown again once stored.
+ */
+export interface DkimKeyDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  domain: string;
+  selector: string;
+  privateKey: string; // PKCS#8 PEM
+  publicKey: string; // base64 SPKI, the DNS record's p=
+  created: Date;
+}
+
+/** A template or folder of the account (core/content/templates.ts): ids are paths, `/12` or `/3/12`. */
+export type TemplateType = 'HTML' | 'MJML' | 'FOLDER';
+
+export interface TemplateAddress { email: string; name?: string }
+
+export interface TemplateDoc {
+  _id: string; // `<account>:<number>`
+  account: string;
+  /** From the account's `templates` counter; the last part of the id. */
+  number: number;
+  /** The path: `/<number>` at the top, `/<folder number>/<number>` in a folder. */
+  id: string;
+  /** The parent folder's path, `/` at the top. */
+  location: string;
+  type: TemplateType;
+  name: string;
+  subject: string | null;
+  from: TemplateAddress | null;
+  reply_to: TemplateAddress | null;
+  /** HTML and MJML templates: the HTML a send uses (MJML's compiled output). */
+  html?: string;
+  /** MJML templates: the source as given. */
+  mjml?: string;
+  /** HTML and MJML templates: 1 at creation, +1 for each new body. */
+  version?: number;
+  created: Date;
+  lastModified: Date;
+}
+
+/** What a listing shows: everything but the bodies. */
+/**
+ * A pending double opt-in: what a visitor asked for on a list's hosted form, waiting for the
+ * click in the confirmation mail (core/optin/subscribe.ts). `_id` is the SHA-256 of the mail's token (the
+ * token itself is never stored). One per account, list and email (a unique index decides
+ * between simultaneous submits); expiry is checked on read (no TTL index on the embedded store).
+ */
+export interface OptinConfirmationDoc {
+  _id: string;
+  account: string;
+  listId: number;
+  /** Normalised (lowercase). */
+  email: string;
+  /** '' when not given: a confirmation fills names only when given. */
+  firstName: string;
+  lastName: string;
+  interests: number[];
+  /** An http(s) URL followed after a successful confirmation. */
+  redirect?: string;
+  /** When it was asked for and its mail sent: the repeat limit counts from here. */
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * A setting of the whole service, shared by every process (not an account's: no `account`).
+ * `tracking-secret`: the key signing tracking links (core/content/tracking/secret.ts).
+ */
+export interface ServiceSettingDoc { _id: string; value: Binary; createdAt: Date }
+
+/**
+ * A webhook endpoint of an account (core/webhooks/endpoints.ts). The secret is kept in clear:
+ * every request is signed with HMAC-SHA256 keyed with it, and signing needs the key itself (a
+ * hash can check a secret someone presents, it cannot sign). It is shown only in the answers of
+ * create and rotate-secret. `cursor`: every event of the account up to this _id has been handed
+ * over (answered 2xx, or put in a retry batch); delivery reads after it.
+ */
+export interface WebhookDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  url: string;
+  /** Track types sent; null: every type. */
+  events: string[] | null;
+  enabled: boolean;
+  secret: string;
+  cursor: ObjectId;
+  created: Date;
+  lastModified: Date;
+}
+
+/**
+ * Events of a webhook POST that failed, waiting for their one retry (core/webhooks/retries.ts).
+ * `_id` is derived from the endpoint and the batch's first and last event, so recording the same
+ * failure twice (an activity run again) keeps one.
+ */
+export interface WebhookRetryDoc {
+  _id: string;
+  account: string;
+  endpointId: number;
+  eventIds: ObjectId[];
+  dueAt: Date;
+  /** Whoever runs the retry (the delivery workflow's timer or the sweeper) holds it until then. */
+  leaseUntil: Date;
+}
+
+/** What happened to a webhook POST that failed, and to its retry: the endpoint's deliveries log. */
+export interface WebhookLogDoc {
+  _id: ObjectId;
+  account: string;
+  endpointId: number;
+  at: Date;
+  /** failed: a POST failed, its events wait for their retry; delivered: the retry was answered 2xx; discarded: the events are dropped. */
+  outcome: 'failed' | 'delivered' | 'discarded';
+  /** POSTs made for these events so far (1 or 2; 1 on a discard without a retry: the endpoint was disabled). */
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  eventCount: number;
+  trackIds: string[];
+  retryAt?: Date;
+}
+
+/** Requests granted to one webhook URL in one 100 ms bucket, across every worker (core/webhooks/rate-limit.ts). */
+export interface WebhookRateDoc { _id: string; n: number; expiresAt: Date }
+
+/**
+ * The account's custom-triggers integration (core/triggers/integration.ts). Its address embeds two
+ * random 8-hex-digit parts; only their SHA-256 is kept (`credentialHash`), so the address is shown
+ * once, at activation or rotation. Deactivated: `active` false and no hash, every address refused.
+ */
+export interface IntegrationDoc {
+  _id: string; // `<account>:customtriggers`
+  account: string;
+  kind: 'customtriggers';
+  active: boolean;
+  credentialHash: string | null;
+  activated: Date | null;
+  rotated: Date | null;
+  deactivated: Date | null;
+}
+
+/** Events accepted from one account in one clock hour, across every API process (core/triggers/hourly-limit.ts). */
+export interface TriggerUsageDoc { _id: string; n: number; expiresAt: Date }
+
+/**
+ * An accepted custom trigger event: the claim check of its TriggerAutomation workflow. `context`
+ * is the client's object as one JSON string (never documents whose shape the client chose).
+ * `matched`: the automations it started, fixed by the first match so a retry starts the same.
+ */
+export interface TriggerEventDoc {
+  _id: string; // `<account>:<eventId>`
+  account: string;
+  eventId: string;
+  key: string;
+  /** The contact's address, lowercase. */
+  email: string;
+  context: string;
+  receivedAt: Date;
+  matched?: number[];
+}
+
+/** An email step: sent to the event's contact, its subject and content rendered with the event's context and contact. */
+export interface AutomationEmailStep {
+  type: 'email';
+  subject: string;
+  from: string;
+  fromName: string;
+  replyTo?: string;
+  /** The MJML source when the step was given MJML; `html` is then its compiled HTML. */
+  mjml?: string;
+  html: string;
+  text?: string;
+}
+
+/** A wait step: a durable timer. `duration` as given (ISO 8601, e.g. P2D, PT3H), `seconds` its length. */
+export interface AutomationWaitStep { type: 'wait'; duration: string; seconds: number }
+
+export type AutomationStep = AutomationEmailStep | AutomationWaitStep;
+
+/** What starts an automation: only custom trigger events for now (`type` leaves room for more). */
+export interface AutomationTrigger { type: 'custom'; key: string }
+
+/** Counts of an automation's runs, kept exactly (each run counts once, whatever retries). */
+export interface AutomationStats { triggered: number; completed: number; exited: number; failed: number }
+
+/** An automation (core/automations/). */
+export interface AutomationDoc {
+  _id: string; // `<account>:<id>`
+  account: string;
+  id: number;
+  name: string;
+  comments: string;
+  tags: string[];
+  trigger: AutomationTrigger;
+  steps: AutomationStep[];
+  enabled: boolean;
+  /** Counts activations: a run begun under an earlier one stops at its next step (deactivated while waiting). */
+  activation: number;
+  created: Date;
+  lastModified: Date;
+  activated: Date | null;
+  deactivated: Date | null;
+  stats: AutomationStats;
+}
+
+/** One automation run for one trigger event: the steps as they were when the event matched (a snapshot). */
+export interface AutomationRunDoc {
+  _id: string; // `<account>:<automationId>:<eventId>`
+  account: string;
+  automationId: number;
+  eventId: string;
+  email: string;
+  /** The automation's activation the run began under. */
+  activation: number;
+  steps: AutomationStep[];
+  state: 'running' | 'completed' | 'exited' | 'failed';
+  started: Date;
+  ended: Date | null;
+  reason?: string;
+}
+
+export interface Store {
+  client: MongoClient;
+  db: Db;
+  accounts: Collection<AccountDoc>;
+  keys: Collection<KeyDoc>;
+  users: Collection<UserDoc>;
+  sessions: Collection<SessionDoc>;
+  counters: Collection<CounterDoc>;
+  lists: Collection<ListDoc>;
+  interests: Collection<InterestDoc>;
+  fields: Collection<FieldDoc>;
+  contacts: Collection<ContactDoc>;
+  sendRequests: Collection<SendRequestDoc>;
+  messages: Collection<MessageDoc>;
+  events: Collection<EventDoc>;
+  optinConfirmations: Collection<OptinConfirmationDoc>;
+  dkimKeys: Collection<DkimKeyDoc>;
+  templates: Collection<TemplateDoc>;
+  suppressions: Collection<SuppressionDoc>;
+  idempotencyKeys: Collection<IdempotencyDoc>;
+  tasks: Collection<TaskDoc>;
+  serviceSettings: Collection<ServiceSettingDoc>;
+  webhooks: Collection<WebhookDoc>;
+  webhookRetries: Collection<WebhookRetryDoc>;
+  webhookLog: Collection<WebhookLogDoc>;
+  webhookRate: Collection<WebhookRateDoc>;
+  campaigns: Collection<CampaignDoc>;
+  campaignRecipients: Collection<CampaignRecipientDoc>;
+  integrations: Collection<IntegrationDoc>;
+  triggerUsage: Collection<TriggerUsageDoc>;
+  triggerEvents: Collection<TriggerEventDoc>;
+  automations: Collection<AutomationDoc>;
+  automationRuns: Collection<AutomationRunDoc>;
+  /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see adapters/store/files.ts). */
+  files: GridFSBucket;
+  close(): Promise<void>;
+}
+
+/** Connects, and creates the indexes a real MongoDB needs (idempotent). */
+export async function connectStore(uri: string, fallbackDatabase: string): Promise<Store> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000 });
+  await client.connect();
+  const db = client.db(databaseInUri(uri) ?? fallbackDatabase);
+  const store: Store = {
+    client,
+    db,
+    accounts: db.collection('accounts'),
+    keys: db.collection('keys'),
+    users: db.collection('users'),
+    sessions: db.collection('sessions'),
+    counters: db.collection('counters'),
+    lists: db.collection('lists'),
+    interests: db.collection('interests'),
+    fields: db.collection('fields'),
+    contacts: db.collection('contacts'),
+    sendRequests: db.collection('sendRequests'),
+    messages: db.collection('messages'),
+    events: db.collection('events'),
+    optinConfirmations: db.collection('optinConfirmations'),
+    dkimKeys: db.collection('dkimKeys'),
+    templates: db.collection('templates'),
+    suppressions: db.collection('suppressions'),
+    idempotencyKeys: db.collection('idempotencyKeys'),
+    tasks: db.collection('tasks'),
+    serviceSettings: db.collection('serviceSettings'),
+    webhooks: db.collection('webhooks'),
+    webhookRetries: db.collection('webhookRetries'),
+    webhookLog: db.collection('webhookLog'),
+    webhookRate: db.collection('webhookRate'),
+    campaigns: db.collection('campaigns'),
+    campaignRecipients: db.collection('campaignRecipients'),
+    integrations: db.collection('integrations'),
+    triggerUsage: db.collection('triggerUsage'),
+    triggerEvents: db.collection('triggerEvents'),
+    automations: db.collection('automations'),
+    automationRuns: db.collection('automationRuns'),
+    files: new GridFSBucket(db, { bucketName: 'files' }),
+    close: () => client.close(),
+  };
+  await ensureIndexes(store);
+  return store;
+}
+
+async function ensureIndexes(store: Store): Promise<void> {
+  await Promise.all([
+    store.keys.createIndex({ account: 1, kind: 1 }),
+    store.keys.createIndex({ account: 1, id: 1 }, { unique: true }),
+    // One user per email in an account; the one user without an email is the account's first.
+    store.users.createIndex({ account: 1, email: 1 }, { unique: true }),
+    store.users.createIndex({ email: 1 }),
+    store.sessions.createIndex({ account: 1, userId: 1 }),
+    store.lists.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.interests.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.fields.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.fields.createIndex({ account: 1, tag: 1 }, { unique: true }),
+    store.contacts.createIndex({ account: 1, email: 1 }, { unique: true }),
+    store.contacts.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.contacts.createIndex({ account: 1, lists: 1 }),
+    store.contacts.createIndex({ account: 1, 'interests.id': 1 }),
+    store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
+    store.sendRequests.createIndex({ account: 1, batchId: 1 }),
+    store.messages.createIndex({ account: 1, requestId: 1 }),
+    store.events.createIndex({ track_id: 1 }, { unique: true }),
+    store.events.createIndex({ account: 1, _id: 1 }),
+    store.events.createIndex({ account: 1, mail_id: 1 }),
+    store.optinConfirmations.createIndex({ account: 1, listId: 1, email: 1 }, { unique: true }),
+    store.optinConfirmations.createIndex({ account: 1, expiresAt: 1 }),
+    store.dkimKeys.createIndex({ account: 1, domain: 1 }, { unique: true }),
+    store.templates.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.templates.createIndex({ account: 1, location: 1, name: 1 }),
+    store.tasks.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.tasks.createIndex({ account: 1, created: -1 }),
+    store.db.collection('files.files').createIndex({ filename: 1, 'metadata.account': 1 }, { unique: true }),
+    store.db.collection('files.chunks').createIndex({ files_id: 1, n: 1 }, { unique: true }),
+    store.webhooks.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.webhooks.createIndex({ enabled: 1 }),
+    store.webhookRetries.createIndex({ dueAt: 1 }),
+    store.webhookRetries.createIndex({ account: 1, endpointId: 1 }),
+    store.webhookLog.createIndex({ account: 1, endpointId: 1, _id: -1 }),
+    store.webhookLog.createIndex({ at: 1 }),
+    // Expiry on a real MongoDB; the embedded store ignores TTL indexes, so the sweeper deletes them too.
+    store.webhookRate.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.campaignRecipients.createIndex({ account: 1, campaignId: 1, email: 1 }),
+    store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
+    store.triggerUsage.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),
+    store.automations.createIndex({ account: 1, 'trigger.key': 1 }),
+    store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),
+  ]);
+}
+
+/** The database named in the URI's path, if any (works for multi-host URIs too). */
+export function databaseInUri(uri: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri);
+  return match ? decodeURIComponent(match[1]) : undefined;
+}
+
+/** True for MongoDB's duplicate-key error (a unique index decided). */
+export function isDuplicateKey(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}
+
+/** Inserts the documents; one whose unique key is already stored is skipped (what a retry meets). Returns how many were inserted. */
+export async function insertSkippingDuplicates<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<number> {
+  if (docs.length === 0) return 0;
+  try {
+    return (await collection.insertMany(docs, { ordered: false })).insertedCount;
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+    const errorsOf = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    const onlyDuplicates = isDuplicateKey(error) || (errorsOf.length > 0 && errorsOf.every(isDuplicateKey));
+    if (!onlyDuplicates) throw error;
+    return docs.length - Math.max(errorsOf.length, 1);
+  }
+}
+
+/**
+ * What a failed store call means for the caller: `unstorable` when the driver refused to
+ * encode a value (the client sent it), `outage` for any other driver or server error (the
+ * store is down, closed or refusing: retry later), undefined when it is not a store error.
+ */
+export function storeFaultKind(error: unknown): 'unstorable' | 'outage' | undefined {
+  if (error instanceof BSON.BSONError || error instanceof MongoInvalidArgumentError) return 'unstorable';
+  if (error instanceof MongoError) return 'outage';
+  return undefined;
+}

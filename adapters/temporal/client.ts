@@ -1,0 +1,159 @@
+import {
+  Client, Connection, isGrpcServiceError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import {
+  searchAttributeKeys, SEND_SIGNAL, taskWorkflows, workflowIds,
+  type AccountSenderInput, type QueuedSend, type ScheduledSendInput, type TaskType, type TaskWorkflowInput, type TriggerAutomationInput,
+} from './contracts';
+import { TurnBatch } from '../batching/turn-batch';
+
+/** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
+const START_DEADLINE_MS = 5000;
+
+/** A Temporal client for the API, the SMTP listener, the CLI and benchmarks. */
+export async function connectTemporal(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
+  return new Client({ connection, namespace });
+}
+
+/** Where an accepted request is signalled: the Temporal client, the task queue, the search attribute limit. */
+export interface SignalDeps { temporal: Client; taskQueue: string; searchAttributeLimit: number }
+
+/**
+ * Hands an accepted request to its account's AccountSender, starting that workflow when none
+ * runs (signalWithStart): one call, at the rate Temporal takes signals, rather than a workflow
+ * per request. Requests of an account accepted in the same turn of the event loop go in one
+ * signal (adapters/batching/turn-batch.ts): each waits for that signal's acknowledgement, and a lone request
+ * waits for no one. A request signalled twice sends nothing twice (the send ledger decides).
+ */
+export function signalAccountSender(deps: SignalDeps, account: string, queued: QueuedSend): Promise<void> {
+  return accountSignals(deps, account).add(queued);
+}
+
+const signalBatches = new WeakMap<Client, Map<string, TurnBatch<QueuedSend, void>>>();
+
+function accountSignals(deps: SignalDeps, account: string): TurnBatch<QueuedSend, void> {
+  const { temporal: client, taskQueue, searchAttributeLimit } = deps;
+  let batches = signalBatches.get(client);
+  if (!batches) signalBatches.set(client, (batches = new Map()));
+  const key = `${taskQueue}\u0000${account}`;
+  let batch = batches.get(key);
+  if (!batch) {
+    batch = new TurnBatch<QueuedSend, void>(async (requests) => {
+      await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('AccountSender', {
+        taskQueue,
+        workflowId: workflowIds.accountSender(account),
+        args: [{ account, searchAttributeLimit } satisfies AccountSenderInput],
+        signal: SEND_SIGNAL,
+        signalArgs: [requests],
+        typedSearchAttributes: [{ key: searchAttributeKeys.account, value: account }],
+        staticSummary: `Sends of ${account}`,
+      }));
+      return requests.map(() => ({ value: undefined }));
+    });
+    batches.set(key, batch);
+  }
+  return batch;
+}
+
+/**
+ * Starts the workflow of a request that waits for its launch_date. The id is derived from the
+ * request, and an existing execution with that id counts as success: a retried start is harmless.
+ */
+export async function startScheduledSend(client: Client, taskQueue: string, input: ScheduledSendInput): Promise<string> {
+  const workflowId = workflowIds.scheduledSend(input.account, input.requestId);
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('ScheduledSend', {
+      taskQueue,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: searchAttributeKeys.account, value: input.account },
+        { key: searchAttributeKeys.batch, value: input.batchId },
+      ],
+      staticSummary: `Send ${input.requestId} of ${input.account} at ${input.launchAt}`,
+    }));
+  } catch (error) {
+    // Already ran to completion under this id: the request was accepted before.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return workflowId;
+}
+
+/**
+ * Starts the workflow that carries out a task; its id is derived from the task (and a campaign
+ * launch's from its campaign too), so a retried start is harmless. A campaign launch is
+ * searchable by its campaign (HeraldCampaign) beside its account.
+ */
+export async function startTaskWorkflow(
+  client: Client, taskQueue: string, type: TaskType, input: TaskWorkflowInput, options: { workflowId?: string; campaignId?: number } = {},
+): Promise<string> {
+  const workflowId = options.workflowId ?? workflowIds.task(input.account, input.taskId);
+  const campaign = options.campaignId === undefined ? [] : [{ key: searchAttributeKeys.campaign, value: String(options.campaignId) }];
+  await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(taskWorkflows[type], {
+    taskQueue,
+    workflowId,
+    args: [input],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [{ key: searchAttributeKeys.account, value: input.account }, ...campaign],
+    staticSummary: options.campaignId === undefined
+      ? `Task ${input.taskId} (${type}) of ${input.account}`
+      : `Campaign ${options.campaignId} of ${input.account} (task ${input.taskId})`,
+  }));
+  return workflowId;
+}
+
+/**
+ * Starts the workflow of an accepted custom trigger event, searchable by account and contact.
+ * The id is derived from the event, and an existing execution with that id counts as success:
+ * a retried start (the same event id) starts nothing twice.
+ */
+export async function startTriggerAutomation(client: Client, taskQueue: string, input: TriggerAutomationInput & { email: string }): Promise<string> {
+  const { account, eventId, email } = input;
+  const workflowId = workflowIds.triggerEvent(account, eventId);
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('TriggerAutomation', {
+      taskQueue,
+      workflowId,
+      args: [{ account, eventId } satisfies TriggerAutomationInput],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: searchAttributeKeys.account, value: account },
+        { key: searchAttributeKeys.contact, value: email },
+      ],
+      staticSummary: `Trigger event ${eventId} of ${account} for ${email}`,
+    }));
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return workflowId;
+}
+
+/** Asks a workflow to cancel; one that already ended (or never started) is left as it is. */
+export async function requestWorkflowCancel(client: Client, workflowId: string): Promise<void> {
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.getHandle(workflowId).cancel());
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+/** Signals a running workflow; false when it is not running (it ended, or never started). */
+export async function signalWorkflow(client: Client, workflowId: string, signal: string): Promise<boolean> {
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.getHandle(workflowId).signal(signal));
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/** True for errors of the Temporal service or of the connection to it (the caller answers 503). */
+export function isTemporalFault(error: unknown): boolean {
+  return error instanceof ServiceError || isGrpcServiceError(error);
+}

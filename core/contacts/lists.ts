@@ -1,0 +1,68 @@
+// Lists of an account. Membership lives on the contact (ContactDoc.lists), so a list's counts
+// are counted from the contacts, and deleting a list takes it off every contact.
+import { changedValues, findPage, type Page, type PageRequest } from '../../adapters/store/paging';
+import { nextId } from '../../adapters/store/counters';
+import type { ListDoc, Store } from '../../adapters/store/store';
+
+export interface ListInput { name: string; description?: string; tags?: string[] }
+
+export interface ContactCounts { activeContacts: number; totalContacts: number }
+
+/** Names are kept without surrounding spaces, tags once each. */
+function normalise<T extends Partial<ListInput>>(input: T): T {
+  return {
+    ...input,
+    ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+    ...(input.tags !== undefined ? { tags: [...new Set(input.tags)] } : {}),
+  };
+}
+
+export async function createList(store: Store, account: string, input: ListInput): Promise<ListDoc> {
+  const { name, description = '', tags = [] } = normalise(input);
+  const id = await nextId(store, account, 'lists');
+  const now = new Date();
+  const list: ListDoc = { _id: `${account}:${id}`, account, id, name, description, tags, created: now, lastModified: now, lastMailed: null };
+  await store.lists.insertOne(list);
+  return list;
+}
+
+export function findList(store: Store, account: string, id: number): Promise<ListDoc | null> {
+  return store.lists.findOne({ _id: `${account}:${id}`, account });
+}
+
+export function findLists(store: Store, account: string, page: PageRequest): Promise<Page<ListDoc>> {
+  return findPage(store.lists, { account }, page);
+}
+
+/** Applies what differs from the list; returns only that. */
+export async function updateList(store: Store, list: ListDoc, input: Partial<ListInput>): Promise<Partial<ListInput>> {
+  const changes = changedValues<ListInput>(list, normalise(input));
+  if (Object.keys(changes).length > 0) {
+    await store.lists.updateOne({ _id: list._id, account: list.account }, { $set: { ...changes, lastModified: new Date() } });
+  }
+  return changes;
+}
+
+/**
+ * Deletes the list, then takes it off every contact. Ids are never given twice (core/counters),
+ * so a contact a crash left between the two steps points at no list rather than at a new one.
+ */
+export async function deleteList(store: Store, account: string, id: number): Promise<boolean> {
+  const { deletedCount } = await store.lists.deleteOne({ _id: `${account}:${id}`, account });
+  if (deletedCount === 0) return false;
+  await store.contacts.updateMany({ account, lists: id }, { $pull: { lists: id } });
+  return true;
+}
+
+/** Active and total contacts of each list, in one pass over the contacts in any of them. */
+export async function contactCounts(store: Store, account: string, ids: number[]): Promise<Map<number, ContactCounts>> {
+  const rows = await store.contacts.aggregate<{ _id: number; total: number; active: number }>([
+    { $match: { account, lists: { $in: ids } } },
+    { $unwind: '$lists' },
+    { $match: { lists: { $in: ids } } },
+    { $group: { _id: '$lists', total: { $sum: 1 }, active: { $sum: { $cond: [{ $eq: ['$state', 'ACTIVE'] }, 1, 0] } } } },
+  ]).toArray();
+  const counts = new Map(ids.map((id) => [id, { activeContacts: 0, totalContacts: 0 }]));
+  for (const row of rows) counts.set(row._id, { activeContacts: row.active, totalContacts: row.total });
+  return counts;
+}

@@ -1,0 +1,123 @@
+// The tracking rewrite of an HTML content, per message: the open pixel before </body>, each
+// http(s) href through a signed click link, utm parameters on every http(s) href. The content is
+// parsed once (cached with its compiled template); per message only the hrefs' rendered text is
+// looked at, and a link's signed part is made once per request and rendered URL.
+//
+// An href is left exactly as the template renders it when its URL is not absolute http(s)
+// (mailto:, tel:, #anchor, relative, javascript:, data:…: Herald's redirect never serves them) or
+// is Herald's own (`${urls.unsubscribe}`, `${urls.online_version}`, any {publicUrl}/t/… link).
+import type { ShareNetwork } from '../../tracking/share-networks';
+import { cachedCompile, compileTemplate, type CompiledTemplate, type Model, type RenderHooks } from '../dialect/dialect';
+import { escapeHtml } from '../dialect/values';
+import type { TrackingOptions } from '../../transactional/request';
+import { htmlSites, type LinkSite } from './html';
+import { linkPart, linkSignature, messagePart, messageToken, type MessageIdentity, type TrackingKind } from './token';
+import { decodeAttribute, httpUrl, utmPairs, withUtm } from './url';
+
+/** Where tracking links point and what signs them. */
+export interface LinkContext { publicUrl: string; secret: Buffer }
+
+/** A content compiled with its links and pixel instrumented (wrap id = link index; insert 0 = pixel). */
+interface TrackedHtml { template: CompiledTemplate; links: LinkSite[] }
+
+function trackedHtml(source: string, literal: boolean): TrackedHtml {
+  return cachedCompile(source, literal ? 'html/tracked/literal' : 'html/tracked', () => {
+    const { links, pixelAt, drops } = htmlSites(source, literal);
+    const template = compileTemplate(source, { escape: 'html', literal }, { wraps: links, inserts: [pixelAt], drops });
+    return { template, links };
+  });
+}
+
+/** The tokens of one message, each signed when first asked for. */
+export class MessageTokens {
+  readonly message: string;
+  private readonly tokens: Partial<Record<TrackingKind, string>> = {};
+
+  constructor(
+    private readonly links: LinkContext,
+    readonly identity: MessageIdentity,
+  ) {
+    this.message = messagePart(identity);
+  }
+
+  /** The token of kind `kind` (for c, the message half: a link's part follows). */
+  token(kind: TrackingKind): string {
+    return (this.tokens[kind] ??= messageToken(this.links.secret, kind, this.message));
+  }
+
+  /** `{publicUrl}/t/{kind}/{token}` (o, v, u). */
+  url(kind: 'o' | 'v' | 'u'): string {
+    return `${this.links.publicUrl}/t/${kind}/${this.token(kind)}`;
+  }
+
+  /** `{publicUrl}/t/s/{network}/{token}`: a share of this message's online version on `network`. */
+  shareUrl(network: ShareNetwork): string {
+    return `${this.links.publicUrl}/t/s/${network}/${this.token('s')}`;
+  }
+}
+
+/** What an href's rendered text becomes: kept, replaced, or a click link (signed per request). */
+type Rewrite = { kind: 'keep' } | { kind: 'text'; text: string } | { kind: 'click'; part: string; sig: string; sigFor: string | undefined };
+
+const KEEP: Rewrite = { kind: 'keep' };
+// Distinct rendered hrefs remembered per link (hrefs with per-recipient values differ each time).
+const MAX_CACHED = 1000;
+
+/**
+ * The HTML content's renderer for one request: the tracking options and links are the request's.
+ * `literal`: the HTML is text as written, not a template (an SMTP submission's).
+ */
+export function trackedHtmlRenderer(
+  source: string, tracking: TrackingOptions | undefined, links: LinkContext, literal = false,
+): (model: Model, message: MessageTokens) => string {
+  const { template, links: sites } = trackedHtml(source, literal);
+  const open = tracking?.open?.enable !== false;
+  const click = tracking?.click?.enable !== false;
+  const utm = utmPairs(tracking?.analytics);
+  const own = `${links.publicUrl}/t/`;
+  const base = escapeHtml(links.publicUrl);
+  const caches = sites.map(() => new Map<string, Rewrite>());
+  const attribute = (site: LinkSite, text: string) => (site.unquoted ? `"${text}"` : text);
+
+  function rewrite(site: LinkSite, rendered: string): Rewrite {
+    const url = httpUrl(decodeAttribute(rendered));
+    if (url === undefined || url.startsWith(own)) return KEEP;
+    const target = withUtm(url, utm);
+    if (!click || site.disabled) return target === url ? KEEP : { kind: 'text', text: attribute(site, escapeHtml(target)) };
+    // The target as the URL parser serialises it (what the browser would have followed): ASCII, fit for a Location header.
+    const part = linkPart({ linkId: site.linkId, target: new URL(target).href, url: site.finalUrl ? url : site.literal, interests: site.interests });
+    return { kind: 'click', part, sig: '', sigFor: undefined };
+  }
+
+  return (model, message) => {
+    const { requestId } = message.identity;
+    let clickPrefix: string | undefined;
+    const hooks: RenderHooks = {
+      insert: () => (open ? pixel(`${base}/t/o/${message.token('o')}`) : ''),
+      wrap(id, rendered) {
+        const site = sites[id];
+        const cache = caches[id];
+        let done = cache.get(rendered);
+        if (!done) {
+          done = rewrite(site, rendered);
+          if (cache.size >= MAX_CACHED) cache.clear();
+          cache.set(rendered, done);
+        }
+        if (done.kind === 'keep') return rendered;
+        if (done.kind === 'text') return done.text;
+        if (done.sigFor !== requestId) {
+          done.sig = linkSignature(links.secret, requestId, done.part);
+          done.sigFor = requestId;
+        }
+        clickPrefix ??= `${base}/t/c/${message.token('c')}.`;
+        return attribute(site, `${clickPrefix}${done.part}.${done.sig}`);
+      },
+    };
+    return template.render(model, hooks);
+  };
+}
+
+/** The open pixel: 1×1, no alt text, no border, on its own line so it takes no room beside text. */
+function pixel(src: string): string {
+  return `<img src="${src}" width="1" height="1" alt="" border="0" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+}

@@ -1,0 +1,202 @@
+import type { SendMailOptions } from 'nodemailer';
+import type { EventSubject } from '../tracking/events';
+import { derivedId } from '../shared/ids';
+import { buildSkeleton } from './mime-splice';
+import type { SendRequestDoc } from '../../adapters/store/store';
+import { contentTypeOf } from '../transactional/attachments';
+import { readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from '../transactional/request';
+import { contentRenderer, type LinkContext } from '../content/personalise';
+import type { SmtpAttachment } from '../transactional/smtp-message';
+import { MessageTokens, trackedHtmlRenderer } from '../content/tracking/rewrite';
+
+/** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
+export interface PlannedMessage {
+  mailId: string;
+  requestId: string;
+  /** The recipients[].to address (or the envelope recipient): the mail_id's owner and its events' `email`. */
+  email: string;
+  /** Copies of this message that go to cc and bcc (same copy, same mail_id). */
+  copiesTo: string[];
+  subject: EventSubject;
+  /** The whole message for the relay, built when called (the copy rendered, its parts spliced into the shared MIME). */
+  raw(): Buffer;
+}
+
+export function messageIdOf(mailId: string, mtaHost: string): string {
+  return `<${mailId}@${mtaHost}>`;
+}
+
+/** What planning needs besides the request: the Message-ID host, and where tracking links point. */
+export interface PlanContext { mtaHost: string; links: LinkContext }
+
+/**
+ * An accepted request, read once: the envelope sender (DKIM signs for its domain), the ids of its
+ * messages (derived from the request: stable across retries, so a resend reuses the Message-ID),
+ * and each message, built only when asked for, so a retry builds only what the ledger does not
+ * show as done.
+ */
+export interface RequestPlan {
+  sender: string;
+  mailIds: string[];
+  message(index: number): PlannedMessage;
+}
+
+export async function planRequest(request: SendRequestDoc, context: PlanContext): Promise<RequestPlan> {
+  return request.source === 'smtp'
+    ? planSmtp(request, readSmtpSubmission(request), context)
+    : planHttp(request, readHttpBody(request), context);
+}
+
+/**
+ * The messages of a request whose content cannot be built (planRequest threw): their ids and
+ * addresses only, enough to record their failure. `raw` is never called for them.
+ */
+export function unbuildableMessages(request: SendRequestDoc, mtaHost: string): PlannedMessage[] {
+  const emails = request.source === 'smtp' ? readSmtpSubmission(request).rcptTo : readHttpBody(request).recipients.map((r) => r.to.email);
+  const mailIds = mailIdsOf(request, emails.length);
+  return emails.map((email, index) => ({
+    mailId: mailIds[index], requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailIds[index], email, mtaHost),
+    raw: () => { throw new Error('this message cannot be built'); },
+  }));
+}
+
+/**
+ * The mail_id of a request's `index`th message (recipients[] element or envelope recipient):
+ * stable across retries, named by its tracking tokens. The account is part of it: the ledger's
+ * `_id` is global, and request ids such as a campaign's (`campaign-<id>`) repeat across accounts.
+ */
+export function mailIdOf(account: string, requestId: string, index: number): string {
+  return derivedId('mail', account, requestId, String(index));
+}
+
+const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => mailIdOf(request.account, request._id, index));
+
+function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
+  return {
+    account: request.account,
+    batch_id: request.batchId,
+    mail_id: mailId,
+    email,
+    sent_timestamp: new Date(),
+    tags: [],
+    custom_args: {},
+    mta: mtaHost,
+    ...extra,
+  };
+}
+
+async function planHttp(request: SendRequestDoc, body: SendRequestBody, context: PlanContext): Promise<RequestPlan> {
+  const { mtaHost } = context;
+  const mailIds = mailIdsOf(request, body.recipients.length);
+  // Once per request: the templates compiled, the shared MIME (with the attachments) composed.
+  const render = contentRenderer(body, context.links);
+  const skeleton = await buildSkeleton({
+    from: formatAddress(body.from),
+    replyTo: body.reply_to && formatAddress(body.reply_to),
+    hasHtml: body.content.html !== undefined,
+    hasText: body.content.text !== undefined,
+    attachments: attachmentsOf(body.attachments),
+  });
+  return {
+    sender: body.from.email,
+    mailIds,
+    message(index) {
+      const recipient = body.recipients[index];
+      const mailId = mailIds[index];
+      const email = recipient.to.email;
+      return {
+        mailId,
+        requestId: request._id,
+        email,
+        copiesTo: [...(recipient.cc ?? []), ...(recipient.bcc ?? [])].map((address) => address.email),
+        subject: subjectOf(request, mailId, email, mtaHost, {
+          tags: [...(body.tags ?? []), ...(recipient.tags ?? [])],
+          custom_args: recipient.custom_args ?? {},
+        }),
+        raw() {
+          const copy = render(recipient, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
+          // Bcc is never written into the message: its addresses are only in the envelope.
+          return skeleton.build({
+            to: formatAddress(recipient.to),
+            cc: recipient.cc?.map(formatAddress),
+            subject: copy.subject,
+            messageId: messageIdOf(mailId, mtaHost),
+            html: copy.html,
+            text: copy.text,
+            headers: request.purpose === 'optin-confirmation' ? copy.headers : { ...copy.headers, ...listUnsubscribeOf(copy.tokens) },
+          });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An SMTP submission: one copy per envelope recipient, each with its own Message-ID and tracking
+ * links (open and click tracking always on, nothing substituted: the spec's SMTP limitations),
+ * the client's header lines (To, Cc, Subject, its own) as written.
+ */
+async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, context: PlanContext): Promise<RequestPlan> {
+  const { mtaHost, links } = context;
+  const { message } = submission;
+  const mailIds = mailIdsOf(request, submission.rcptTo.length);
+  // Herald's own List-Unsubscribe replaces the client's: its one-click must reach Herald's suppression list.
+  const headerLines = message.headerLines.filter((line) => !LIST_UNSUBSCRIBE.has(line.slice(0, line.indexOf(':')).trim().toLowerCase()));
+  const html = message.html !== undefined ? trackedHtmlRenderer(message.html, undefined, links, true) : undefined;
+  const skeleton = await buildSkeleton({
+    from: formatAddress(message.from),
+    replyTo: message.replyTo && formatAddress(message.replyTo),
+    date: message.date ? new Date(message.date) : undefined,
+    hasHtml: html !== undefined,
+    hasText: message.text !== undefined,
+    attachments: attachmentsOf(message.attachments),
+  });
+  return {
+    // The envelope sender (a null sender `<>` takes the From address): the relay's MAIL FROM, and whose domain DKIM signs for.
+    sender: submission.mailFrom || message.from.email,
+    mailIds,
+    message(index) {
+      const email = submission.rcptTo[index];
+      const mailId = mailIds[index];
+      return {
+        mailId, requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailId, email, mtaHost),
+        raw() {
+          const tokens = new MessageTokens(links, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
+          return skeleton.build({
+            messageId: messageIdOf(mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines,
+            headers: listUnsubscribeOf(tokens),
+          });
+        },
+      };
+    },
+  };
+}
+
+const LIST_UNSUBSCRIBE = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
+
+/**
+ * The unsubscribe headers of every message but Herald's own opt-in confirmation: the message's
+ * unsubscribe link (RFC 2369) and RFC 8058 one-click, a POST of `List-Unsubscribe=One-Click` to it.
+ */
+export function listUnsubscribeOf(tokens: MessageTokens): Record<string, string> {
+  return { 'List-Unsubscribe': `<${tokens.url('u')}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+}
+
+/**
+ * The request's attachments, decoded once and shared by all its messages (nodemailer only reads
+ * them). Checked at the door, so the name is safe in headers and names the content's format;
+ * the Content-Type is that format's own, never the client's string. An SMTP message's inline
+ * ones keep their Content-ID, so its HTML's `cid:` images still show.
+ */
+function attachmentsOf(attachments: SmtpAttachment[] | undefined): SendMailOptions['attachments'] {
+  return attachments?.map((attachment) => ({
+    filename: attachment.file_name,
+    content: Buffer.from(attachment.data, 'base64'),
+    contentType: contentTypeOf(attachment.file_name),
+    ...(attachment.content_id ? { cid: attachment.content_id } : {}),
+  }));
+}
+
+export function formatAddress(address: Address): string | { name: string; address: string } {
+  return address.name ? { name: address.name, address: address.email } : address.email;
+}

@@ -1,0 +1,43 @@
+// What Herald knows of a message after it left: its ledger row's event (core/sending/ledger.ts),
+// which carries every general field later events repeat (batch_id, email, tags, custom_args,
+// mta, sent_timestamp, mail_type). Tracking hits and bounce reports name a message by its mail_id;
+// this finds its event with one equality read on the ledger's _id. A row never changes once
+// written (the first outcome of a mail_id stays), so rows read are kept for later hits, and
+// lookups that arrive in the same turn share one query (adapters/batching/read-batch.ts).
+import { ReadBatch } from '../../adapters/batching/read-batch';
+import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+
+/** Ledger events kept per store; beyond it the oldest are dropped (read again when needed). */
+const MAX_CACHED = 20_000;
+
+interface Reader { cache: Map<string, EventDoc>; batches: Map<string, ReadBatch<string, EventDoc>> }
+
+const readers = new WeakMap<Store, Reader>();
+
+function readerOf(store: Store): Reader {
+  let reader = readers.get(store);
+  if (!reader) readers.set(store, (reader = { cache: new Map(), batches: new Map() }));
+  return reader;
+}
+
+/** The ledger event of the account's message `mailId`, or undefined when no such message was recorded. */
+export async function sentEventOf(store: Store, account: string, mailId: string): Promise<EventDoc | undefined> {
+  const reader = readerOf(store);
+  const key = `${account}\u0000${mailId}`;
+  const cached = reader.cache.get(key);
+  if (cached) return cached;
+  let batch = reader.batches.get(account);
+  if (!batch) {
+    batch = new ReadBatch<string, EventDoc>(async (ids) => {
+      const rows = await store.messages.find({ _id: { $in: ids }, account }).project<Pick<MessageDoc, '_id' | 'event'>>({ _id: 1, event: 1 }).toArray();
+      return new Map(rows.map((row) => [row._id, row.event]));
+    });
+    reader.batches.set(account, batch);
+  }
+  const event = await batch.get(mailId);
+  if (event) {
+    if (reader.cache.size >= MAX_CACHED) reader.cache.delete(reader.cache.keys().next().value!);
+    reader.cache.set(key, event);
+  }
+  return event;
+}

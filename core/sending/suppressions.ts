@@ -1,0 +1,27 @@
+// Who gets no transactional mail: the account's suppression list (a relay's or a DSN's hard
+// bounce, an ARF complaint, an unsubscribe link or one-click) and the contacts whose state says so
+// (unsubscribed through the API or an import, bounced, complained; a confirmed opt-in makes a
+// contact ACTIVE again). A send to such an address is dropped with a `track.mail.dropped` event.
+import type { ContactDoc, Store, SuppressionDoc } from '../../adapters/store/store';
+import { normaliseEmail } from '../accounts/users';
+
+const NO_MAIL: ReadonlySet<ContactDoc['state']> = new Set(['UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
+
+const idOf = (account: string, email: string) => `${account}:${normaliseEmail(email)}`;
+
+/** Puts the address on the list (kept with its first reason when it is there already). */
+export async function suppress(store: Store, account: string, email: string, reason: SuppressionDoc['reason']): Promise<void> {
+  const doc: SuppressionDoc = { _id: idOf(account, email), account, email: normaliseEmail(email), reason, created: new Date() };
+  await store.suppressions.updateOne({ _id: doc._id, account }, { $setOnInsert: doc }, { upsert: true });
+}
+
+/** Which of the addresses get no mail (lowercase): two queries, each answered by a unique index. */
+export async function suppressedAmong(store: Store, account: string, emails: string[]): Promise<Set<string>> {
+  const wanted = [...new Set(emails.map(normaliseEmail))];
+  if (wanted.length === 0) return new Set();
+  const [listed, contacts] = await Promise.all([
+    store.suppressions.find({ _id: { $in: wanted.map((email) => `${account}:${email}`) }, account }).project<{ email: string }>({ email: 1 }).toArray(),
+    store.contacts.find({ account, email: { $in: wanted } }).project<{ email: string; state: ContactDoc['state'] }>({ email: 1, state: 1 }).toArray(),
+  ]);
+  return new Set([...listed.map((s) => s.email), ...contacts.filter((c) => NO_MAIL.has(c.state)).map((c) => c.email)]);
+}

@@ -1,0 +1,100 @@
+import { ObjectId } from 'mongodb';
+import { derivedId } from '../shared/ids';
+import { metrics } from '../../adapters/metrics/registry';
+import { insertSkippingDuplicates, type EventDoc, type Store } from '../../adapters/store/store';
+
+/** Every track_type, in the spec's order (activity filters and webhook endpoints choose among them). */
+export const TRACK_TYPES = [
+  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
+  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
+] as const;
+
+export type TrackType = (typeof TRACK_TYPES)[number];
+
+export interface EventSubject {
+  account: string;
+  batch_id: string;
+  mail_id: string;
+  email: string;
+  sent_timestamp: Date;
+  tags: string[];
+  custom_args: Record<string, string>;
+  mta: string;
+  /** `transactional` unless the send engine sends for something else (a campaign). */
+  mail_type?: string;
+}
+
+/**
+ * An event with the spec's general fields. `uniqueness` makes the track_id deterministic
+ * (e.g. one `sent` per mail_id), so an activity that runs twice records it once.
+ */
+export function buildEvent(
+  type: TrackType,
+  subject: EventSubject,
+  at: Date,
+  uniqueness: string,
+  extra: Record<string, unknown> = {},
+  /** A track_id made by the caller instead (no hash to compute: see eventOfSentMail). */
+  trackId?: string,
+): EventDoc {
+  return {
+    _id: new ObjectId(),
+    track_id: trackId ?? derivedId('event', subject.mail_id, type, uniqueness),
+    track_type: type,
+    timestamp: at.toISOString(),
+    sent_timestamp: subject.sent_timestamp.toISOString(),
+    hour_of_day: at.getUTCHours(),
+    day_of_week: at.getUTCDay() === 0 ? 7 : at.getUTCDay(), // ISO: Monday 1 … Sunday 7
+    batch_id: subject.batch_id,
+    mail_id: subject.mail_id,
+    mail_type: subject.mail_type ?? 'transactional',
+    account: subject.account,
+    email: subject.email,
+    domain: subject.email.slice(subject.email.lastIndexOf('@') + 1).toLowerCase(),
+    tags: subject.tags,
+    custom_args: subject.custom_args,
+    mta: subject.mta,
+    ...extra,
+  };
+}
+
+/** The general fields every event carries (the spec's list), in its order. */
+export const GENERAL_FIELDS = [
+  'timestamp', 'sent_timestamp', 'hour_of_day', 'day_of_week', 'track_id', 'track_type', 'batch_id', 'mail_id', 'mail_type',
+  'account', 'email', 'domain', 'tags', 'custom_args', 'mta',
+] as const;
+
+/**
+ * The subject of a message as its ledger row's event recorded it (core/sending/ledger.ts): what
+ * an event that happens after the send (an open, a click, a bounce report) says of its message.
+ */
+export function subjectOfSentEvent(sent: EventDoc): EventSubject {
+  return {
+    account: sent.account, batch_id: sent.batch_id, mail_id: sent.mail_id, email: sent.email,
+    sent_timestamp: new Date(sent.sent_timestamp), tags: sent.tags, custom_args: sent.custom_args, mta: sent.mta, mail_type: sent.mail_type,
+  };
+}
+
+/**
+ * An event that happens to a sent message: its general fields from the message's ledger event.
+ * `uniqueness` undefined makes a random track_id (every open hit is an event of its own); a value
+ * makes it deterministic, so a unique index keeps exactly one (`first_opened` once per mail_id).
+ */
+export function eventOfSentMail(
+  sent: EventDoc, type: TrackType, at: Date, uniqueness: string | undefined, extra: Record<string, unknown> = {},
+): EventDoc {
+  if (uniqueness !== undefined) return buildEvent(type, subjectOfSentEvent(sent), at, uniqueness, extra);
+  // A random track_id needs no hash: every open and click makes one, so this is the tracking hot path.
+  const event = buildEvent(type, subjectOfSentEvent(sent), at, '', extra, '');
+  event.track_id = `event_${event._id.toHexString()}`;
+  return event;
+}
+
+/** Stores events; one already stored (same track_id) is skipped, so retries are harmless. Returns how many were new. */
+export async function recordEvents(store: Store, events: EventDoc[]): Promise<number> {
+  const inserted = await insertSkippingDuplicates(store.events, events);
+  // Per type when all were new (the usual case); a batch with duplicates is counted in total under its first type.
+  if (inserted === events.length) for (const event of events) metrics.eventsStored.inc({ track_type: event.track_type });
+  else if (inserted > 0) metrics.eventsStored.inc({ track_type: events[0].track_type }, inserted);
+  return inserted;
+}
