@@ -2,24 +2,22 @@
 // mail sink for whatever the environment does not configure, then the API, the SMTP
 // listener and the worker in this process. Ctrl-C stops everything cleanly.
 import fs from 'node:fs';
-import { createApiServer } from './api/app';
 import { createAccount } from './core/accounts/accounts';
 import { describeConfig, loadConfig, type Config } from './composition/config';
+import { composeHerald } from './composition/herald';
+import { listen, onShutdownSignal } from './composition/process';
 import { createLogger, type Logger } from './adapters/logger';
-import { connectServices, listen, onShutdownSignal } from './composition/services';
+import { quietTemporalRuntime } from './adapters/temporal/runtime';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
 import { stopLeftovers, type ChildName } from './infra/leftovers';
 import { isListening } from './infra/ports';
 import {
-  markStackStopped, readRecordFile, readStackRecord, resolveServiceAddresses, writeStackRecord, type StackRecord,
+  markStackStopped, readRecordFile, readStackRecord, withStackAddresses, writeStackRecord, type StackRecord,
 } from './infra/stack-record';
 import { startEmbeddedStore } from './infra/store';
 import { supervise, type Restartable } from './infra/supervisor';
 import { startEmbeddedTemporal } from './infra/temporal';
-import { smtpOptionsFrom } from './smtp/options';
-import { createSmtpServer } from './smtp/server';
-import { createHeraldWorker, quietTemporalRuntime } from './worker';
 
 type Stop = () => Promise<void>;
 
@@ -112,33 +110,24 @@ async function main() {
 
 /** The API, the SMTP listener and the worker, on top of a started stack. */
 async function runHerald(config: Config, logger: Logger, stack: { record: StackRecord; stop: Stop }) {
-  const addresses = resolveServiceAddresses(config);
-  const services = await connectServices(config, addresses);
-
-  const { worker, close: closeWorker } = await createHeraldWorker({
-    store: services.store, temporalAddress: addresses.temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: addresses.smtpRelayUrl!, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
-    webhookAllowPrivate: config.webhookAllowPrivate,
-  });
-  const workerRun = worker.run();
-  const api = createApiServer({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate });
-  await listen(api, config.apiPort, config.bindHost, 'API');
-  const smtp = createSmtpServer({ ...services, logger }, smtpOptionsFrom(config));
-  await listen(smtp.server, config.smtpPort, config.bindHost, 'SMTP');
-
-  const demo = (await services.store.accounts.countDocuments({}, { limit: 1 })) === 0
-    ? await createAccount(services.store, 'demo')
-    : undefined;
+  const herald = composeHerald(withStackAddresses(config), { logger });
+  try {
+    const worker = await herald.worker();
+    const workerRun = worker.run();
+    workerRun.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
+    await listen(await herald.apiServer(), config.apiPort, config.bindHost, 'API');
+    await listen((await herald.smtpServer()).server, config.smtpPort, config.bindHost, 'SMTP');
+  } catch (error) {
+    await herald.close().catch(() => undefined);
+    throw error;
+  }
+  const store = await herald.store();
+  const demo = (await store.accounts.countDocuments({}, { limit: 1 })) === 0 ? await createAccount(store, 'demo') : undefined;
   printBanner(config, stack.record, demo);
 
   onShutdownSignal(async () => {
     logger.info('stopping Herald');
-    await new Promise((resolve) => api.close(resolve));
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await workerRun.catch((error) => logger.error({ err: error }, 'worker stopped with an error'));
-    await closeWorker();
-    await services.close();
+    await herald.close();
     await stack.stop();
     markStackStopped(config.dataDir);
     logger.info('Herald stopped');

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from '../composition/config';
 import type { Logger } from '../adapters/logger';
-import { optinSettings, type OptinSettings } from '../core/optin/mail';
+import type { OptinSettings } from '../core/optin/mail';
 import type { Store } from '../adapters/store/store';
 import { accountRouters } from './account/router';
 import { healthRouter } from './health';
@@ -15,26 +14,25 @@ import { operations } from './openapi/operations';
 import { openapiRouter } from './openapi/router';
 import { optinRouter } from './optin/router';
 import { withTrackingFastPath } from './tracking/fast-path';
-import { trackingRouter, trackingSettings, type TrackingSettings } from './tracking/router';
+import { trackingRouter, type TrackingSettings } from './tracking/router';
 import { transactionalRouter } from './transactional/router';
 import { triggerRouter } from './triggers/router';
 
 export interface ApiDeps {
   store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number; namespace: string; logger: Logger;
-  /** Links and From address of the hosted opt-in's mails; by default from the environment (HERALD_PUBLIC_URL, HERALD_OPTIN_FROM). */
-  optin?: OptinSettings;
-  /** GET /metrics asks for this bearer token; by default HERALD_METRICS_TOKEN (unset: open). */
-  metricsToken?: string;
-  /** Webhook URLs on private and loopback addresses allowed; by default HERALD_WEBHOOK_ALLOW_PRIVATE. */
-  webhookAllowPrivate?: boolean;
-  /** Where tracking links point and whether X-Forwarded-For is trusted; by default HERALD_PUBLIC_URL and HERALD_TRUST_PROXY. */
-  tracking?: TrackingSettings;
+  /** Links and From address of the hosted opt-in's mails (HERALD_PUBLIC_URL, HERALD_OPTIN_FROM). */
+  optin: OptinSettings;
+  /** GET /metrics asks for this bearer token (HERALD_METRICS_TOKEN); unset, it is open. */
+  metricsToken: string | undefined;
+  /** Webhook URLs on private and loopback addresses allowed (HERALD_WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** Where tracking links point and whether X-Forwarded-For is trusted (HERALD_PUBLIC_URL, HERALD_TRUST_PROXY). */
+  tracking: TrackingSettings;
 }
 
 /** The API's HTTP server: the Koa app, with tracking's open and click hits answered ahead of it (api/tracking/fast-path.ts). */
 export function createApiServer(deps: ApiDeps): http.Server {
-  const tracking = deps.tracking ?? trackingSettings(loadConfig());
-  return http.createServer(withTrackingFastPath({ store: deps.store, settings: tracking }, createApp({ ...deps, tracking }).callback()));
+  return http.createServer(withTrackingFastPath({ store: deps.store, settings: deps.tracking }, createApp(deps).callback()));
 }
 
 /** The HTTP application: every interface's router behind the shared middleware. */
@@ -44,18 +42,17 @@ export function createApp(deps: ApiDeps): Koa {
   const health = healthRouter(deps);
   const transactional = transactionalRouter(deps);
   const openapi = openapiRouter(operations);
-  const optin = optinRouter({ ...deps, settings: deps.optin ?? optinSettings(loadConfig()) });
+  const optin = optinRouter({ ...deps, settings: deps.optin });
   app.use(requestContext(deps.logger));
   app.use(httpMetrics); // outside the boundary: it counts the status the boundary rendered
   app.use(errorBoundary);
   // First: tracking hits are the busiest requests, and public (the token is the credential).
-  const trackingLinks = deps.tracking ?? trackingSettings(loadConfig());
-  app.proxy = trackingLinks.trustProxy; // ctx.ip from X-Forwarded-For: its last entry, the one the proxy added
+  app.proxy = deps.tracking.trustProxy; // ctx.ip from X-Forwarded-For: its last entry, the one the proxy added
   app.maxIpsCount = 1;
-  const tracking = trackingRouter({ store: deps.store, settings: trackingLinks });
+  const tracking = trackingRouter({ store: deps.store, settings: deps.tracking });
   app.use(tracking.routes()).use(tracking.allowedMethods());
   app.use(health.routes()).use(health.allowedMethods());
-  const metricsRoutes = metricsRouter({ token: 'metricsToken' in deps ? deps.metricsToken : loadConfig().metricsToken });
+  const metricsRoutes = metricsRouter({ token: deps.metricsToken });
   app.use(metricsRoutes.routes()).use(metricsRoutes.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
   const triggers = triggerRouter(deps); // public: the custom trigger address is the credential

@@ -5,12 +5,9 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { Client, Connection } from '@temporalio/client';
-import { createApiServer } from '../api/app';
-import { createSmtpServer } from '../smtp/server';
 import { createLogger } from '../adapters/logger';
-import { connectStore } from '../adapters/store/store';
-import { connectTemporal } from '../adapters/temporal/client';
+import { loadConfig } from '../composition/config';
+import { composeHerald } from '../composition/herald';
 import type { Teardown } from './support';
 
 const ROLE = 'herald-bench-api';
@@ -42,28 +39,24 @@ async function startListenerThread(start: Start, teardown: Teardown): Promise<nu
   return ready.port;
 }
 
-/** The thread's side: serve until told to stop, then close the server and the store client. */
+/** The thread's side: the listener built by the composition root; serve until told to stop, then close it. */
 async function serve({ listener, uri, database, temporal: sends }: Start): Promise<void> {
-  const store = await connectStore(uri, database);
-  const temporal = sends
-    ? await connectTemporal(sends.address, sends.namespace)
-    : new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }); // lazy: never connects when unused
-  const deps = {
-    store, temporal, taskQueue: sends?.taskQueue ?? 'unused', searchAttributeLimit: sends?.searchAttributeLimit ?? 2048, logger: createLogger('silent'),
-  };
-  // The bench's clients all come from 127.0.0.1: the per-address limit would stop them.
-  const smtp = listener === 'smtp' ? createSmtpServer(deps, { maxClientsPerAddress: 1000, closeTimeoutMs: 1000 }) : undefined;
-  const api = smtp ? undefined : createApiServer({ ...deps, namespace: sends?.namespace ?? 'default' });
-  const server = smtp ? smtp.server : api!;
+  const config = loadConfig({
+    ...process.env, MONGODB_URI: uri, HERALD_MONGODB_DATABASE: database, HERALD_LOG_LEVEL: 'silent',
+    // Without sends, a Temporal client that never connects (nothing is started through it).
+    TEMPORAL_ADDRESS: sends?.address ?? '127.0.0.1:1', TEMPORAL_NAMESPACE: sends?.namespace ?? 'default', HERALD_TASK_QUEUE: sends?.taskQueue ?? 'unused',
+    TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: String(sends?.searchAttributeLimit ?? 2048),
+  });
+  const herald = composeHerald(config, {
+    logger: createLogger('silent'), lazyTemporal: !sends,
+    // The bench's clients all come from 127.0.0.1: the per-address limit would stop them.
+    smtp: { maxClientsPerAddress: 1000, closeTimeoutMs: 1000 },
+  });
+  const server = listener === 'smtp' ? (await herald.smtpServer()).server : await herald.apiServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   parentPort!.once('message', async () => {
-    if (smtp) await new Promise<void>((resolve) => smtp.close(() => resolve()));
-    if (api) {
-      api.closeAllConnections();
-      await new Promise((resolve) => api.close(resolve));
-    }
-    await temporal.connection.close();
-    await store.close();
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    await herald.close();
     process.exit(0); // ends this thread only
   });
   parentPort!.postMessage({ port: (server.address() as AddressInfo).port });

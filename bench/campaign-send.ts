@@ -15,12 +15,10 @@ import { createCampaign } from '../core/campaigns/campaigns';
 import { createContent, setHtmlBody } from '../core/campaigns/content-record';
 import { launchCampaign } from '../core/campaigns/lifecycle';
 import { planCampaign } from '../core/campaigns/plan';
-import { loadConfig } from '../composition/config';
 import { createList } from '../core/contacts/lists';
-import { connectServices } from '../composition/services';
 import type { CampaignDoc, CampaignRecipientDoc, ContactDoc, Store } from '../adapters/store/store';
 import { trackingSecret } from '../core/content/tracking/secret';
-import { startBenchStack, type BenchStack } from './herald-stack';
+import { composeBenchHerald, startBenchStack, type BenchStack } from './herald-stack';
 import { recipientOf } from './mail';
 import { measureRawSends } from './nodemailer-raw';
 import { perSecond, round } from './stats';
@@ -147,13 +145,12 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     const storeFile = process.env.HERALD_BENCH_CAMPAIGN_STORE !== 'memory';
     const stack = await startBenchStack('campaign-send', teardown, { storeFile });
     const { sink } = stack;
-    const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE, HERALD_LOG_LEVEL: 'silent' });
-    const services = await connectServices(config, { mongodbUri: stack.store.uri, temporalAddress: stack.temporal.address });
-    teardown.defer('services', () => services.close());
-    const { store } = services;
+    // The store and Temporal client of the launch; the worker is `node dist/worker.js` in its own process.
+    const herald = composeBenchHerald(stack, teardown, { HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE });
+    const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
     const { account } = await createAccount(store, 'benchcampaign');
     const owner = { id: 1, username: 'bench' };
-    const launchDeps = { store, temporal: services.temporal, taskQueue: TASK_QUEUE };
+    const launchDeps = { store, temporal, taskQueue: TASK_QUEUE };
 
     log(`campaign-send: inserting ${CONTACTS} + ${WARM_UP_CONTACTS} contacts`);
     const warmList = await createList(store, account, { name: 'Warm-up' });

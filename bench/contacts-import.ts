@@ -4,22 +4,19 @@
 // Temporal on a SQLite file. Beside each, measured in the same run on the same store: the store's
 // own bulk insert rate (insertMany of the same contact documents, 1000 at a time); and the CPU time
 // of reading and checking the rows alone.
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createApp } from '../api/app';
 import { createAccount } from '../core/accounts/accounts';
 import { loadConfig } from '../composition/config';
+import { composeHerald } from '../composition/herald';
 import { newContact } from '../core/contacts/changes';
 import { inferColumns } from '../core/contacts/import/options';
 import { prepareRow, rowRules } from '../core/contacts/import/rows';
 import { sampleRecords } from '../core/contacts/import/source';
 import { createLogger } from '../adapters/logger';
-import { connectServices } from '../composition/services';
 import { connectStore, type FieldDoc, type Store } from '../adapters/store/store';
 import { startEmbeddedStore } from '../infra/store';
 import { startEmbeddedTemporal } from '../infra/temporal';
-import { createHeraldWorker } from '../worker';
 import { perSecond, round } from './stats';
 import { log, Teardown } from './support';
 
@@ -69,20 +66,19 @@ interface Stack { store: Store; base: string; headers: Record<string, string>; a
 
 /** Herald (worker and API in this process) on a store, with an account, a list and two custom fields. */
 async function startHerald(storeUri: string, temporalAddress: string, queue: string, teardown: Teardown): Promise<Stack> {
-  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench_import', HERALD_TASK_QUEUE: queue, HERALD_LOG_LEVEL: 'silent' });
-  const services = await connectServices(config, { mongodbUri: storeUri, temporalAddress });
-  teardown.defer('services', () => services.close());
-  const { worker, close } = await createHeraldWorker({
-    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: 'smtp://127.0.0.1:1', mtaHost: 'herald.bench', publicUrl: config.publicUrl,
+  // No mail is sent: the relay is an address where nothing listens.
+  const config = loadConfig({
+    ...process.env, MONGODB_URI: storeUri, TEMPORAL_ADDRESS: temporalAddress, SMTP_RELAY_URL: 'smtp://127.0.0.1:1',
+    HERALD_MONGODB_DATABASE: 'herald_bench_import', HERALD_TASK_QUEUE: queue, HERALD_MTA_HOST: 'herald.bench', HERALD_LOG_LEVEL: 'silent',
   });
-  teardown.defer('herald worker connection', close);
-  const running = worker.run();
-  teardown.defer('herald worker', async () => { worker.shutdown(); await running; });
-  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger: createLogger('silent') }).callback());
+  const herald = composeHerald(config, { logger: createLogger('silent') });
+  teardown.defer('herald', () => herald.close());
+  void (await herald.worker()).run();
+  const api = await herald.apiServer();
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-  teardown.defer('api', () => new Promise((resolve) => { api.close(resolve); api.closeAllConnections(); }));
-  const { account, apiKey } = await createAccount(services.store, 'benchimport');
-  const stack = { store: services.store, base: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, headers: { authorization: `Bearer ${apiKey}` }, account };
+  const store = await herald.store();
+  const { account, apiKey } = await createAccount(store, 'benchimport');
+  const stack = { store, base: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, headers: { authorization: `Bearer ${apiKey}` }, account };
   await call(stack, 'POST', '/lists', { name: 'Imported' });
   await call(stack, 'POST', '/fields', { name: 'City', format: 'TEXT' });
   await call(stack, 'POST', '/fields', { name: 'Birthday', format: 'DATE' });

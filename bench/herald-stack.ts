@@ -4,12 +4,13 @@
 import path from 'node:path';
 import { createAccount } from '../core/accounts/accounts';
 import { loadConfig, type Config } from '../composition/config';
+import type { Store } from '../adapters/store/store';
+import { composeHerald, type Herald, type HeraldTuning } from '../composition/herald';
+import { createLogger } from '../adapters/logger';
 import { newId } from '../core/shared/ids';
-import { connectServices, type Services } from '../composition/services';
 import { connectTemporal } from '../adapters/temporal/client';
 import { startEmbeddedStore, type EmbeddedStore } from '../infra/store';
 import { startEmbeddedTemporal } from '../infra/temporal';
-import { createHeraldWorker } from '../worker';
 import type { ApiTemporal } from './api-thread';
 import { startCountingSink, type CountingSink } from './counting-sink';
 import { log, Teardown } from './support';
@@ -57,9 +58,24 @@ export async function measureTemporalReference(stack: BenchStack, concurrency: n
   }
 }
 
+/**
+ * Herald built by the composition root on the bench stack (its store, Temporal and counting
+ * relay), with `env` on top of the process's environment; closed by the teardown.
+ */
+export function composeBenchHerald(stack: BenchStack, teardown: Teardown, env: Record<string, string>, tuning: HeraldTuning = {}): Herald {
+  const config = loadConfig({
+    ...process.env, MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
+    HERALD_MTA_HOST: 'herald.bench', HERALD_LOG_LEVEL: 'silent', ...env,
+  });
+  const herald = composeHerald(config, { logger: createLogger('silent'), ...tuning });
+  teardown.defer('herald', () => herald.close());
+  return herald;
+}
+
 export interface BenchHerald {
+  herald: Herald;
   config: Config;
-  services: Services;
+  store: Store;
   /** What a listener thread needs to hand sends to Temporal. */
   listenerTemporal: ApiTemporal;
   account: string;
@@ -73,21 +89,14 @@ export interface BenchHerald {
 /** Herald's worker in this thread, sending to the stack's relay, and a new account. */
 /** `deferWorker`: the worker is built but polls only once `startWorker()` is called (an intake measured on its own). */
 export async function startBenchHerald(stack: BenchStack, teardown: Teardown, options: { deferWorker?: boolean } = {}): Promise<BenchHerald> {
-  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench', HERALD_LOG_LEVEL: 'silent' });
-  const services = await connectServices(config, { mongodbUri: stack.store.uri, temporalAddress: stack.temporal.address });
-  teardown.defer('services', () => services.close());
-  const { worker, close } = await createHeraldWorker({
-    store: services.store, temporalAddress: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    relayUrl: stack.sink.url, mtaHost: 'herald.bench', publicUrl: config.publicUrl,
-  });
-  teardown.defer('herald worker connection', close);
-  let running: Promise<void> | undefined;
-  const startWorker = () => { running ??= worker.run(); };
-  teardown.defer('herald worker', async () => { if (running) { worker.shutdown(); await running; } });
+  const herald = composeBenchHerald(stack, teardown, { HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench' });
+  const { config } = herald;
+  const worker = await herald.worker();
+  const startWorker = () => { void worker.run(); };
   if (!options.deferWorker) startWorker();
-  const { account, apiKey, transactionalKey } = await createAccount(services.store, `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
+  const { account, apiKey, transactionalKey } = await createAccount(await herald.store(), `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   return {
-    config, services, account, apiKey, transactionalKey, startWorker,
+    herald, config, store: await herald.store(), account, apiKey, transactionalKey, startWorker,
     listenerTemporal: { address: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
   };
 }

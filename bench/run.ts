@@ -1,6 +1,6 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
-import { quietTemporalRuntime } from '../worker';
+import { quietTemporalRuntime } from '../adapters/temporal/runtime';
 import { runCampaignSend } from './campaign-send';
 import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';

@@ -40,9 +40,9 @@ export async function runTriggerEvents(): Promise<Record<string, unknown>> {
 
     log('trigger-events: starting Herald (worker held back, API on its own thread)');
     const herald = await startBenchHerald(stack, teardown, { deferWorker: true });
-    const { account, apiKey, services } = herald;
+    const { account, apiKey, store } = herald;
     const apiBase = await startApiThread(stack.store.uri, herald.config.mongodbDatabase, teardown, herald.listenerTemporal);
-    await updateAccountSettings(services.store, account, { triggerHourlyLimit: 1_000_000_000 });
+    await updateAccountSettings(store, account, { triggerHourlyLimit: 1_000_000_000 });
     const client = new Pool(apiBase, { connections: 1 });
     teardown.defer('http client', () => client.close());
     const { trigger_url: triggerUrl } = await callApi(client, apiKey, `/v2/${account}/integrations/customtriggers/activate`);

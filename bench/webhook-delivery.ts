@@ -8,17 +8,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ObjectId } from 'mongodb';
 import { createAccount } from '../core/accounts/accounts';
-import { loadConfig } from '../composition/config';
 import { buildEvent } from '../core/tracking/events';
-import { connectServices } from '../composition/services';
 import type { EventDoc, Store } from '../adapters/store/store';
 import { eventJsonFromBson } from '../core/webhooks/bson-json';
 import { DEFAULT_TUNING } from '../core/webhooks/delivery-pass';
 import { createEndpoint } from '../core/webhooks/endpoints';
 import { startWebhookDelivery } from '../core/webhooks/lifecycle';
 import { verifySignature } from '../core/webhooks/signature';
-import { createHeraldWorker } from '../worker';
-import { startBenchStack } from './herald-stack';
+import { composeBenchHerald, startBenchStack } from './herald-stack';
 import { perSecond, round } from './stats';
 import { log, Teardown, within } from './support';
 
@@ -149,10 +146,11 @@ export async function runWebhookDelivery(trackingHitsPerS?: number): Promise<Rec
   const teardown = new Teardown();
   try {
     const stack = await startBenchStack('webhook-delivery', teardown);
-    const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_bench_webhooks', HERALD_TASK_QUEUE: 'herald-bench-webhooks', HERALD_LOG_LEVEL: 'silent' });
-    const services = await connectServices(config, { mongodbUri: stack.store.uri, temporalAddress: stack.temporal.address });
-    teardown.defer('services', () => services.close());
-    const { store } = services;
+    const herald = composeBenchHerald(stack, teardown, {
+      HERALD_MONGODB_DATABASE: 'herald_bench_webhooks', HERALD_TASK_QUEUE: 'herald-bench-webhooks', HERALD_WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
+    const { config } = herald;
+    const store = await herald.store();
     const { account } = await createAccount(store, 'benchhooks');
     let secret = '';
     const receiver = await startCountingReceiver(teardown, () => secret);
@@ -166,17 +164,11 @@ export async function runWebhookDelivery(trackingHitsPerS?: number): Promise<Rec
     const cursor = ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 3600);
     await store.webhooks.updateOne({ _id: endpoint._id }, { $set: { enabled: true, cursor } });
 
-    const { worker, close } = await createHeraldWorker({
-      store, temporalAddress: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-      relayUrl: stack.sink.url, mtaHost: 'herald.bench', publicUrl: config.publicUrl, webhookAllowPrivate: true,
-    });
-    teardown.defer('worker connection', close);
-    const running = worker.run();
-    teardown.defer('worker', async () => { worker.shutdown(); await running; });
+    void (await herald.worker()).run();
 
     log('webhook-delivery: delivering');
     const started = performance.now();
-    await startWebhookDelivery(services.temporal, config.taskQueue, account, endpoint.id);
+    await startWebhookDelivery(await herald.temporal(), config.taskQueue, account, endpoint.id);
     await within((async () => {
       while (receiver.state.events < BACKLOG) await new Promise((resolve) => setTimeout(resolve, 20));
     })(), 600_000, 'the backlog');

@@ -47,6 +47,8 @@ export interface Config {
   workerMetricsPort: number;
   /** When set, `GET /metrics` (API and worker) asks for `Authorization: Bearer <token>`; unset, it is open. */
   metricsToken?: string;
+  /** A prebuilt workflow bundle (the Docker image's); unset, the worker bundles workflow code at start. */
+  workflowBundle?: string;
 }
 
 /** Temporal's own default for a search attribute value (dynamic config frontend.searchAttributesSizeOfValueLimit). */
@@ -169,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bounceDomain,
     workerMetricsPort: port('HERALD_WORKER_METRICS_PORT', 9464),
     metricsToken: text('HERALD_METRICS_TOKEN'),
+    workflowBundle: text('HERALD_WORKFLOW_BUNDLE'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -55,19 +55,18 @@ function isAlive(pid: number): boolean {
   }
 }
 
-export interface ServiceAddresses { mongodbUri: string; temporalAddress: string; smtpRelayUrl?: string }
-
-/** Addresses from the environment, else from a running `npm start` of the same data folder. */
-export function resolveServiceAddresses(config: Config): ServiceAddresses {
+/**
+ * The configuration with the addresses it leaves unset taken from a running `npm start` of the
+ * same data folder (its embedded store, Temporal and mail sink), so separately started processes
+ * and the CLI find them. What is still unset stays unset: the composition root names it when a
+ * part needs it.
+ */
+export function withStackAddresses(config: Config): Config {
   const record = readStackRecord(config.dataDir);
-  const mongodbUri = config.mongodbUri ?? record?.mongodbUri;
-  const temporalAddress = config.temporalAddress ?? record?.temporalAddress;
-  const missing = [!mongodbUri && 'MONGODB_URI', !temporalAddress && 'TEMPORAL_ADDRESS'].filter(Boolean);
-  if (missing.length > 0) {
-    throw new Error(
-      `${missing.join(' and ')} not set, and no \`npm start\` is running for the data folder ${config.dataDir}. ` +
-        'Set them, or start the embedded stack with `npm start`.',
-    );
-  }
-  return { mongodbUri: mongodbUri!, temporalAddress: temporalAddress!, smtpRelayUrl: config.smtpRelayUrl ?? record?.smtpRelayUrl };
+  return {
+    ...config,
+    mongodbUri: config.mongodbUri ?? record?.mongodbUri,
+    temporalAddress: config.temporalAddress ?? record?.temporalAddress,
+    smtpRelayUrl: config.smtpRelayUrl ?? record?.smtpRelayUrl,
+  };
 }

@@ -1,22 +1,16 @@
 // The SMTP listener as its own process (production): `node dist/smtp/main.js`.
 import { loadConfig } from '../composition/config';
+import { composeHerald } from '../composition/herald';
+import { listen, onShutdownSignal } from '../composition/process';
 import { createLogger } from '../adapters/logger';
-import { connectServices, listen, onShutdownSignal } from '../composition/services';
-import { resolveServiceAddresses } from '../infra/stack-record';
-import { smtpOptionsFrom } from './options';
-import { createSmtpServer } from './server';
+import { withStackAddresses } from '../infra/stack-record';
 
 async function main() {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel, 'herald-smtp');
-  const services = await connectServices(config, resolveServiceAddresses(config));
-  const server = createSmtpServer({ ...services, logger }, smtpOptionsFrom(config));
-  await listen(server.server, config.smtpPort, config.bindHost, 'SMTP');
-  logger.info({ port: config.smtpPort, host: config.bindHost }, 'SMTP listening');
-  onShutdownSignal(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await services.close();
-  });
+  const config = withStackAddresses(loadConfig());
+  const herald = composeHerald(config, { logger: createLogger(config.logLevel, 'herald-smtp') });
+  await listen((await herald.smtpServer()).server, config.smtpPort, config.bindHost, 'SMTP');
+  herald.logger.info({ port: config.smtpPort, host: config.bindHost }, 'SMTP listening');
+  onShutdownSignal(() => herald.close());
 }
 
 main().catch((error) => {

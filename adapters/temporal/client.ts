@@ -17,6 +17,11 @@ export async function connectTemporal(address: string, namespace: string): Promi
   return new Client({ connection, namespace });
 }
 
+/** A client that connects on its first call (an outage then shows as that call's failure). */
+export function lazyTemporal(address: string, namespace: string): Client {
+  return new Client({ connection: Connection.lazy({ address, connectTimeout: '1 second' }), namespace });
+}
+
 /** Where an accepted request is signalled: the Temporal client, the task queue, the search attribute limit. */
 export interface SignalDeps { temporal: Client; taskQueue: string; searchAttributeLimit: number }
 

@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from '../../composition/config';
 import type { Store } from '../../adapters/store/store';
 import { readBody } from '../middleware/body';
 import { accountInfoRoutes } from './account-info';
@@ -30,10 +29,10 @@ export interface AccountApiDeps {
   store: Store; temporal: Client; taskQueue: string;
   /** The Temporal server's limit on a search attribute value (a campaign's test sends are accepted like transactional ones). */
   searchAttributeLimit: number;
-  /** HERALD_WEBHOOK_ALLOW_PRIVATE; by default from the environment. */
-  webhookAllowPrivate?: boolean;
-  /** Where custom trigger addresses point (HERALD_PUBLIC_URL, as tracking links); by default from the environment. */
-  tracking?: { publicUrl: string };
+  /** Webhook URLs on private and loopback addresses allowed (HERALD_WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** Where custom trigger addresses point (HERALD_PUBLIC_URL, as tracking links). */
+  tracking: { publicUrl: string };
 }
 
 /**
@@ -49,7 +48,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   accountInfoRoutes(scoped, deps.store);
   userRoutes(scoped, deps.store);
   integrationRoutes(scoped, deps.store);
-  customTriggerRoutes(scoped, { store: deps.store, publicUrl: deps.tracking?.publicUrl ?? loadConfig().publicUrl });
+  customTriggerRoutes(scoped, { store: deps.store, publicUrl: deps.tracking.publicUrl });
   dkimRoutes(scoped, deps.store);
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);

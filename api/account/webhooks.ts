@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
-import { loadConfig } from '../../composition/config';
 import { errors } from '../../core/shared/errors';
 import { TRACK_TYPES } from '../../core/tracking/events';
 import type { Store, WebhookDoc } from '../../adapters/store/store';
@@ -20,8 +19,8 @@ import { integerParam } from './params';
 
 export interface WebhookApiDeps {
   store: Store; temporal: Client; taskQueue: string;
-  /** HERALD_WEBHOOK_ALLOW_PRIVATE; by default from the environment. */
-  webhookAllowPrivate?: boolean;
+  /** Webhook URLs on private and loopback addresses allowed (HERALD_WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
 }
 
 const url = { type: 'string', minLength: 1, maxLength: MAX_URL_LENGTH, description: 'An http or https URL on a public address.' } as const;
@@ -70,7 +69,7 @@ async function loadEndpoint(store: Store, ctx: Context): Promise<WebhookDoc> {
 /** Webhook endpoints (`/v2/{account}/webhooks…`) and what became of their failed deliveries. */
 export function webhookRoutes(router: Router, deps: WebhookApiDeps): void {
   const { store } = deps;
-  const allowPrivate = deps.webhookAllowPrivate ?? loadConfig().webhookAllowPrivate;
+  const allowPrivate = deps.webhookAllowPrivate;
   /** The workflow starts now; if Temporal cannot take it, the next sweep (within a minute) starts it. */
   const startDelivery = async (ctx: Context, endpoint: WebhookDoc) => {
     try {

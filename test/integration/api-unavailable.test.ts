@@ -1,34 +1,30 @@
 // Durable acceptance: when Temporal does not answer, a send gets 503 and nothing stays recorded;
 // readiness says which dependency is down.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import { createApp } from '../../api/app';
+import type http from 'node:http';
 import { createAccount } from '../../core/accounts/accounts';
 import { newId } from '../../core/shared/ids';
-import { createLogger } from '../../adapters/logger';
-import { connectStore, type Store } from '../../adapters/store/store';
+import type { Store } from '../../adapters/store/store';
 import { activateTriggers } from '../../core/triggers/integration';
 import { freePort } from '../../infra/ports';
+import { composeTestHerald, listenLocally } from '../support/herald';
 
 let store: Store;
 let server: http.Server;
 let baseUrl: string;
-let connection: Connection;
 
 beforeAll(async () => {
-  store = await connectStore(process.env.MONGODB_URI!.replace(/\/[^/?]*(\?|$)/, '/$1'), `herald_down_${newId().slice(0, 8)}`);
   // A Temporal address where nothing listens.
-  connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
-  const temporal = new Client({ connection });
-  server = http.createServer(createApp({ store, temporal, taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent') }).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const herald = composeTestHerald({
+    HERALD_MONGODB_DATABASE: `herald_down_${newId().slice(0, 8)}`, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, HERALD_TASK_QUEUE: 'unused',
+  }, { lazyTemporal: true });
+  store = await herald.store();
+  server = await herald.apiServer();
+  baseUrl = await listenLocally(server);
 });
 
 afterAll(async () => {
+  // Not herald.close(): the Temporal connection stays open, or the SDK's pending retry timers throw on a shut channel.
   await new Promise((resolve) => server.close(resolve));
-  // The connection is not closed: the SDK's pending retry timers would then throw on a shut channel.
   await store.db.dropDatabase();
   await store.close();
 });

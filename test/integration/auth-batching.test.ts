@@ -3,34 +3,26 @@
 // never changes, so it reads the credential and the user together): a revoked key, a deleted
 // user, a narrowed permission or an ended session takes effect at once, for a burst of requests,
 // in this API process and in another on the same store, each of which has seen the credential.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
+import type { Herald } from '../../composition/herald';
 import type { NewAccount } from '../../core/accounts/accounts';
-import { createLogger } from '../../adapters/logger';
-import { connectStore, type Store } from '../../adapters/store/store';
-import { startTestHerald, type TestHerald } from '../support/herald';
+import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 
 let herald: TestHerald;
 let acme: NewAccount;
 /** A second API process: its own app and store connection, on the same database. */
-let otherStore: Store;
-let other: http.Server;
+let otherHerald: Herald;
 let otherUrl: string;
 
 beforeAll(async () => {
   herald = await startTestHerald();
   acme = await herald.newAccount();
-  const { store, temporal, taskQueue, searchAttributeLimit } = herald.services;
-  otherStore = await connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/]+)\/.*$/, '$1/'), store.db.databaseName);
-  other = http.createServer(createApp({ store: otherStore, temporal, taskQueue, searchAttributeLimit, namespace: 'default', logger: createLogger('silent') }).callback());
-  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
-  otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  const { store, taskQueue } = herald.services;
+  otherHerald = composeTestHerald({ HERALD_MONGODB_DATABASE: store.db.databaseName, HERALD_TASK_QUEUE: taskQueue });
+  otherUrl = await listenLocally(await otherHerald.apiServer());
 });
 afterAll(async () => {
-  await new Promise((resolve) => other?.close(resolve));
-  await otherStore?.close();
+  await otherHerald?.close();
   await herald?.stop();
 });
 

@@ -2,14 +2,10 @@
 // does — requests by route pattern (never a raw path), messages by outcome from real sends
 // through a real relay, events stored, the AccountSender's backlog, a real open pixel hit, a real
 // webhook delivery to an HTTP receiver. The optional token, and the separate worker's own server.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import type { NewAccount } from '../../core/accounts/accounts';
-import { createLogger } from '../../adapters/logger';
 import { serveMetrics } from '../../adapters/metrics/server';
 import { batchEvents } from '../support/events';
-import { startTestHerald, type TestHerald } from '../support/herald';
+import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 import { parsePrometheus, valueOf, type Scrape } from '../support/prometheus';
 import { startWebhookReceiver } from '../support/webhook-receiver';
@@ -165,10 +161,8 @@ it('counts a webhook delivery: the request by outcome and the events it carried'
 
 describe('HERALD_METRICS_TOKEN', () => {
   it('when set, the API answers 401 without the bearer token and the metrics with it', async () => {
-    const app = createApp({ ...herald.services, taskQueue: 'unused', namespace: 'unused', logger: createLogger('silent'), metricsToken: 's3cret-token' });
-    const server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const guarded = composeTestHerald({ HERALD_MONGODB_DATABASE: herald.services.store.db.databaseName, HERALD_TASK_QUEUE: 'unused', HERALD_METRICS_TOKEN: 's3cret-token' });
+    const baseUrl = await listenLocally(await guarded.apiServer());
     try {
       const refused = await callHerald(baseUrl, 'GET', '/metrics');
       expect(refused.status).toBe(401);
@@ -176,7 +170,7 @@ describe('HERALD_METRICS_TOKEN', () => {
       expect((await callHerald(baseUrl, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
       expect((await scrape(baseUrl, { authorization: 'Bearer s3cret-token' })).families.size).toBeGreaterThan(9);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await guarded.close();
     }
   });
 });

@@ -2,16 +2,12 @@
 // shapes, the confirmation mail through the send path (recorded by the SMTP sink), and the
 // confirmation that alone subscribes (or re-subscribes) a contact.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import { createApp } from '../../api/app';
 import { AccountError, createAccount, type NewAccount } from '../../core/accounts/accounts';
-import { loadConfig } from '../../composition/config';
 import { hashKey } from '../../core/accounts/keys';
-import { createLogger } from '../../adapters/logger';
 import type { ListDoc, Store } from '../../adapters/store/store';
+import type { Herald } from '../../composition/herald';
 import { freePort } from '../../infra/ports';
-import { startTestHerald, type TestHerald } from '../support/herald';
+import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 import type { ReceivedMail } from '../support/smtp-sink';
 
@@ -122,7 +118,7 @@ describe('submit and confirm', () => {
 
     const { mail, token, link } = await confirmationMail('ada@example.net');
     expect(mail.parsed.subject).toBe('Confirm your subscription to Weekly <News> & "Deals"');
-    expect(mail.parsed.from?.value[0].address).toBe(loadConfig().optinFrom); // HERALD_OPTIN_FROM, by default no-reply@<mta host>
+    expect(mail.parsed.from?.value[0].address).toBe(herald.herald.config.optinFrom); // HERALD_OPTIN_FROM, by default no-reply@<mta host>
     expect(link).toMatch(new RegExp(`^https?://[^/]+/v2/optin/${acme.account}/1/confirm\\?token=[A-Za-z0-9]{32}$`));
     expect(mail.parsed.html).toContain(`href="${link}"`);
     expect(mail.parsed.html).toContain('Weekly &lt;News&gt; &amp; &quot;Deals&quot;');
@@ -285,17 +281,22 @@ describe('refusals and limits', () => {
 });
 
 describe('when the mail cannot be accepted', () => {
+  let down: Herald;
   let server: http.Server;
   let baseUrl: string;
   beforeAll(async () => {
     // The same store, and a Temporal address where nothing listens.
-    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
-    const app = createApp({ store, temporal: new Client({ connection }), taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent') });
-    server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    down = composeTestHerald({
+      HERALD_MONGODB_DATABASE: store.db.databaseName, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, HERALD_TASK_QUEUE: 'unused',
+    }, { lazyTemporal: true });
+    server = await down.apiServer();
+    baseUrl = await listenLocally(server);
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(async () => {
+    // Not down.close(): its Temporal connection stays open, or the SDK's pending retry timers throw on a shut channel.
+    await new Promise((resolve) => server.close(resolve));
+    await (await down.store()).close();
+  });
 
   it('answers 503 and keeps no pending confirmation, so the visitor can retry', async () => {
     const answer = await fetch(`${baseUrl}${formPath(acme.account, 1)}`, {

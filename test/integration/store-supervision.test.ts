@@ -1,18 +1,16 @@
 // The embedded store dies under a running API: clients get 503 (never 500), /readyz names the
 // store, and the supervisor of `npm start` brings it back on the same file and port by itself.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createApp } from '../../api/app';
 import { createAccount } from '../../core/accounts/accounts';
-import { connectServices, type Services } from '../../composition/services';
 import { loadConfig } from '../../composition/config';
+import { composeHerald, type Herald } from '../../composition/herald';
 import { startEmbeddedStore, type EmbeddedStore } from '../../infra/store';
 import { supervise, type Supervised } from '../../infra/supervisor';
+import { listenLocally } from '../support/herald';
 
 jest.setTimeout(180_000);
 
@@ -21,8 +19,7 @@ const logLines: any[] = [];
 const logger = pino({ level: 'info' }, new Writable({ write(chunk, _enc, done) { logLines.push(JSON.parse(String(chunk))); done(); } }));
 let dir: string;
 let supervised: Supervised<EmbeddedStore>;
-let services: Services;
-let server: http.Server;
+let herald: Herald;
 let baseUrl: string;
 
 beforeAll(async () => {
@@ -31,16 +28,12 @@ beforeAll(async () => {
   const first = await startEmbeddedStore(options);
   // A restart delay longer than the driver's 5 s server selection, so the outage is seen; npm start uses 1 s.
   supervised = supervise(first, { name: 'store', restart: () => startEmbeddedStore({ ...options, port: first.port }), logger, logFile: options.logFile, initialDelayMs: 8000 });
-  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: 'herald_supervise', HERALD_TASK_QUEUE: 'supervise-test' });
-  services = await connectServices(config, { mongodbUri: first.uri, temporalAddress: process.env.TEMPORAL_ADDRESS! });
-  server = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger }).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  herald = composeHerald(loadConfig({ ...process.env, MONGODB_URI: first.uri, HERALD_MONGODB_DATABASE: 'herald_supervise', HERALD_TASK_QUEUE: 'supervise-test' }), { logger });
+  baseUrl = await listenLocally(await herald.apiServer());
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await services?.close();
+  await herald?.close();
   await supervised?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -60,7 +53,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 90
 }
 
 it('answers 503 while the store is down, reports it on /readyz, and recovers by itself', async () => {
-  const { transactionalKey } = await createAccount(services.store, 'supervised');
+  const { transactionalKey } = await createAccount(await herald.store(), 'supervised');
   expect((await sendWith(transactionalKey)).status).toBe(202);
   const killed = supervised.current();
 

@@ -1,17 +1,12 @@
 // The account's sending policy on POST /v1/mail/send (sender domains, attachments, monthly
 // limit), against the real API, store, Temporal and an SMTP sink.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
 import nodemailer from 'nodemailer';
-import { createApp } from '../../api/app';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { updateAccountSettings, type AccountSettings } from '../../core/accounts/settings';
-import { createLogger } from '../../adapters/logger';
 import { monthlyCounterId, monthOf } from '../../core/transactional/monthly-usage';
 import { readHttpBody } from '../../core/transactional/request';
 import { freePort } from '../../infra/ports';
-import { startTestHerald, type TestHerald } from '../support/herald';
+import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 
 let herald: TestHerald;
 
@@ -237,17 +232,18 @@ describe('monthly limit', () => {
   it('gives the count back when the request cannot be started (Temporal down: 503, nothing kept)', async () => {
     const account = await accountWith({ monthlyLimit: 2 });
     // A second API on the same store whose Temporal does not answer.
-    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1 second' });
-    const down = http.createServer(createApp({
-      store: herald.services.store, temporal: new Client({ connection }), taskQueue: 'unused', searchAttributeLimit: 2048, namespace: 'default', logger: createLogger('silent'),
-    }).callback());
-    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const downHerald = composeTestHerald({
+      HERALD_MONGODB_DATABASE: herald.services.store.db.databaseName, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, HERALD_TASK_QUEUE: 'unused',
+    }, { lazyTemporal: true });
+    const down = await downHerald.apiServer();
     try {
-      const response = await send(account, message('a@shop.example', 'd1@example.net', 'd2@example.net'), `http://127.0.0.1:${(down.address() as AddressInfo).port}`);
+      const response = await send(account, message('a@shop.example', 'd1@example.net', 'd2@example.net'), await listenLocally(down));
       expect(response.status).toBe(503);
       expect(((await response.json()) as Json).error.message).not.toContain('MONTHLY');
     } finally {
+      // Not downHerald.close(): its Temporal connection stays open, or the SDK's pending retry timers throw on a shut channel.
       await new Promise((resolve) => down.close(resolve));
+      await (await downHerald.store()).close();
     }
     expect(await monthlyCount(account)).toBe(0);
     expect(await stored(account)).toBe(0);

@@ -4,41 +4,29 @@
 // workflow is started, replays an Idempotency-Key, and counts the hourly limit in the store, so it
 // holds across two API instances: beyond it 429 with Retry-After, and nothing recorded or started.
 // The workflow's own work is tested elsewhere: here only its start matters.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApiServer } from '../../api/app';
 import { updateAccountSettings } from '../../core/accounts/settings';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { loadConfig } from '../../composition/config';
-import { createLogger } from '../../adapters/logger';
-import { connectServices, type Services } from '../../composition/services';
+import type { Herald } from '../../composition/herald';
 import { hourOf, HOUR_MS, usageId } from '../../core/triggers/hourly-limit';
 import { workflowIds } from '../../adapters/temporal/contracts';
-import { startTestHerald, type TestHerald } from '../support/herald';
+import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Answer, type CallOptions, type Json } from '../support/http';
 import { waitUntil } from '../support/wait';
 
 let herald: TestHerald;
 /** A second API process's worth: its own server, store connection and Temporal client, on the same database. */
-let second: { services: Services; server: http.Server; baseUrl: string };
+let second: { herald: Herald; baseUrl: string };
 const publicUrl = loadConfig().publicUrl;
 
 beforeAll(async () => {
   herald = await startTestHerald();
   const { store, taskQueue } = herald.services;
-  const config = loadConfig({ ...process.env, HERALD_MONGODB_DATABASE: store.db.databaseName, HERALD_TASK_QUEUE: taskQueue, HERALD_LOG_LEVEL: 'silent' });
-  const services = await connectServices(config, {
-    mongodbUri: process.env.MONGODB_URI!.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/[^?]*/, '$1/'), temporalAddress: process.env.TEMPORAL_ADDRESS!,
-  });
-  const server = createApiServer({ ...services, namespace: config.temporalNamespace, logger: createLogger('silent') });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  second = { services, server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  const other = composeTestHerald({ HERALD_MONGODB_DATABASE: store.db.databaseName, HERALD_TASK_QUEUE: taskQueue });
+  second = { herald: other, baseUrl: await listenLocally(await other.apiServer()) };
 });
 afterAll(async () => {
-  if (second) {
-    await new Promise((resolve) => second.server.close(resolve));
-    await second.services.close();
-  }
+  await second?.herald.close();
   await herald?.stop();
 });
 

@@ -1,13 +1,10 @@
 // The webhook endpoints of the account API over HTTP: create (JSON and form), read, list, change,
 // rotate the secret, delete; validation (URL, scheme, non-public addresses with the flag off,
 // event types); the secret shown only on create and rotate; other accounts' endpoints invisible.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
+import type { Herald } from '../../composition/herald';
 import type { NewAccount } from '../../core/accounts/accounts';
-import { createLogger } from '../../adapters/logger';
 import { TRACK_TYPES } from '../../core/tracking/events';
-import { startTestHerald, type TestHerald } from '../support/herald';
+import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 
 let herald: TestHerald;
@@ -118,14 +115,13 @@ describe('webhook endpoints', () => {
 
 describe('with HERALD_WEBHOOK_ALLOW_PRIVATE off', () => {
   let strictUrl: string;
-  let server: http.Server;
+  let strict: Herald;
   beforeAll(async () => {
-    const app = createApp({ ...herald.services, namespace: 'default', logger: createLogger('silent'), webhookAllowPrivate: false });
-    server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    strictUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { store, taskQueue } = herald.services;
+    strict = composeTestHerald({ HERALD_MONGODB_DATABASE: store.db.databaseName, HERALD_TASK_QUEUE: taskQueue, HERALD_WEBHOOK_ALLOW_PRIVATE: 'false' });
+    strictUrl = await listenLocally(await strict.apiServer());
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => strict.close());
 
   const post = (url: string) => callHerald(strictUrl, 'POST', `/v2/${acme.account}/webhooks`, { headers: { authorization: `Bearer ${acme.apiKey}` }, json: { url } });
 

@@ -1,26 +1,53 @@
 // Runs Herald (API + worker, optionally the SMTP listener) in the test process against the
-// suite's real Temporal and store, with its own database and a recording SMTP sink.
+// suite's real Temporal and store, with its own database and a recording SMTP sink. Built by the
+// composition root, as npm start builds it.
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApiServer } from '../../api/app';
+import type { Client } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
 import { createAccount, type NewAccount } from '../../core/accounts/accounts';
 import { loadConfig } from '../../composition/config';
+import { composeHerald, type Herald, type HeraldTuning } from '../../composition/herald';
 import { createLogger } from '../../adapters/logger';
 import { newId } from '../../core/shared/ids';
-import { connectServices, type Services } from '../../composition/services';
+import type { Store } from '../../adapters/store/store';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
 import type { CampaignTuning } from '../../adapters/temporal/contracts';
 import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
-import { createSmtpServer } from '../../smtp/server';
-import { createHeraldWorker, quietTemporalRuntime } from '../../worker';
+import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
+
+/** The parts a test reaches into: the store, the Temporal client and the task queue. */
+export interface TestServices { store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number }
 
 export interface TestHerald {
   baseUrl: string;
   smtpPort: number;
-  services: Services;
+  services: TestServices;
+  herald: Herald;
   sink: Awaited<ReturnType<typeof startSmtpSink>>;
   newAccount(name?: string): Promise<NewAccount>;
   stop(): Promise<void>;
+}
+
+/** The suite's store (global setup), without its database: each test file gets its own. */
+export function suiteMongodbUri(): string {
+  return process.env.MONGODB_URI!.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/[^?]*/, '$1/');
+}
+
+/**
+ * Another Herald on the suite's store and Temporal, from the test environment and `env`
+ * (a second API on a test's database, another metrics token, a Temporal where nothing listens).
+ */
+export function composeTestHerald(env: Record<string, string>, tuning: HeraldTuning = {}): Herald {
+  const config = loadConfig({ ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_LOG_LEVEL: 'silent', ...env });
+  return composeHerald(config, { logger: createLogger('silent'), ...tuning });
+}
+
+/** Listens on a free loopback port; resolves to the base URL. */
+export async function listenLocally(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /**
@@ -35,50 +62,47 @@ export async function startTestHerald(
 ): Promise<TestHerald> {
   installQuietRuntime();
   const database = `herald_test_${newId().slice(0, 10)}`;
+  const sink = await startSmtpSink(options);
   // Own database and task queue: test files run in parallel against one Temporal and store.
   const config = loadConfig({
-    ...process.env, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent',
+    ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent',
+    HERALD_MTA_HOST: 'herald.test', SMTP_RELAY_URL: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url,
     HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
   });
-  const logger = createLogger('silent');
-  const mongodbUri = process.env.MONGODB_URI!;
-  const temporalAddress = process.env.TEMPORAL_ADDRESS!;
-  const services = await connectServices(config, { mongodbUri: withoutDatabase(mongodbUri), temporalAddress });
-  const sink = await startSmtpSink(options);
-  const { worker, close } = await createHeraldWorker({
-    store: services.store, temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, relayUrl: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url, mtaHost: 'herald.test', publicUrl: config.publicUrl,
-    bounceDomain: config.bounceDomain, webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: options.webhookTuning,
-    campaignTuning: options.campaignTuning,
+  const herald = composeHerald(config, {
+    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning,
   });
-  const running = worker.run();
-  const api = createApiServer({ ...services, namespace: config.temporalNamespace, logger, webhookAllowPrivate: config.webhookAllowPrivate });
+  const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
+  void (await herald.worker()).run();
+  const api = await herald.apiServer();
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-  const smtp = createSmtpServer({ ...services, logger }, { bounceDomain: config.bounceDomain });
+  const smtp = await herald.smtpServer();
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   let accounts = 0;
   return {
     baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
     smtpPort: (smtp.server.address() as AddressInfo).port,
-    services,
+    services: { store, temporal, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
+    herald,
     sink,
-    newAccount: (name) => createAccount(services.store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
+    newAccount: (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
     async stop() {
-      await new Promise((resolve) => api.close(resolve));
-      await new Promise<void>((resolve) => smtp.close(() => resolve()));
-      worker.shutdown();
-      await running;
-      await close();
-      await removeWebhookSweeper(services.temporal, config.taskQueue).catch(() => undefined); // this test's queue has no worker any more
-      await services.store.db.dropDatabase().catch(() => undefined);
-      await services.close();
+      await removeWebhookSweeper(temporal, config.taskQueue).catch(() => undefined); // this test's queue has no worker after this
+      await herald.close();
+      await dropDatabase(database);
       await sink.close();
     },
   };
 }
 
-/** Each test file gets its own database, so the URI's own database name is dropped. */
-function withoutDatabase(uri: string): string {
-  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/[^?]*/, '$1/');
+/** Drops a test's database once everything that wrote to it has stopped. */
+export async function dropDatabase(database: string): Promise<void> {
+  const client = await MongoClient.connect(suiteMongodbUri());
+  try {
+    await client.db(database).dropDatabase();
+  } finally {
+    await client.close();
+  }
 }
 
 let runtimeInstalled = false;

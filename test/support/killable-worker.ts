@@ -3,21 +3,15 @@
 // (each message acknowledged 20 ms after its data, so a kill lands mid-send), and a database of
 // its own. Built by npm test before jest runs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createApp } from '../../api/app';
-import { loadConfig } from '../../composition/config';
 import { newId } from '../../core/shared/ids';
-import { createLogger } from '../../adapters/logger';
-import { connectServices, type Services } from '../../composition/services';
+import { composeTestHerald, dropDatabase, listenLocally, suiteMongodbUri, type TestServices } from './herald';
 import { startSmtpSink } from './smtp-sink';
 
 const root = path.resolve(__dirname, '../..');
-const withoutDatabase = (uri: string) => uri.replace(/\/[^/?]*(\?|$)/, '/$1');
 
 export interface KillableStack {
-  services: Services;
+  services: TestServices;
   sink: Awaited<ReturnType<typeof startSmtpSink>>;
   apiUrl: string;
   /** Starts a worker process; kill it with SIGKILL to simulate a crash. */
@@ -29,20 +23,21 @@ export interface KillableStack {
 export async function startKillableStack(databasePrefix: string): Promise<KillableStack> {
   const sink = await startSmtpSink({ delayMs: 20 });
   const database = `${databasePrefix}_${newId().slice(0, 8)}`;
-  const mongodbUri = withoutDatabase(process.env.MONGODB_URI!);
-  const workerEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: mongodbUri, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-    SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_LOG_LEVEL: 'warn', HERALD_WORKER_METRICS_PORT: '0',
+  const settings = {
+    SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_WORKER_METRICS_PORT: '0',
   };
-  const config = loadConfig({ ...workerEnv, HERALD_LOG_LEVEL: 'silent' });
-  const services = await connectServices(config, { mongodbUri, temporalAddress: process.env.TEMPORAL_ADDRESS! });
-  const api = http.createServer(createApp({ ...services, namespace: config.temporalNamespace, logger: createLogger('silent') }).callback());
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const workerEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: suiteMongodbUri(), TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, HERALD_LOG_LEVEL: 'warn', ...settings,
+  };
+  // The API and the test's store and Temporal client, in this process, on the same database and queue.
+  const herald = composeTestHerald(settings);
+  const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
+  const apiUrl = await listenLocally(await herald.apiServer());
   const workers: ChildProcess[] = [];
   return {
-    services,
+    services: { store, temporal, taskQueue: database, searchAttributeLimit: herald.config.temporalSearchAttributeLimit },
     sink,
-    apiUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    apiUrl,
     startWorker() {
       const child = spawn(process.execPath, [path.join(root, 'dist/worker.js')], { env: workerEnv, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
       let errors = '';
@@ -57,9 +52,8 @@ export async function startKillableStack(databasePrefix: string): Promise<Killab
         child.once('exit', resolve);
         child.kill('SIGTERM');
       })));
-      await new Promise((resolve) => api.close(resolve));
-      await services.store.db.dropDatabase().catch(() => undefined);
-      await services.close();
+      await herald.close();
+      await dropDatabase(database).catch(() => undefined);
       await sink.close();
     },
   };

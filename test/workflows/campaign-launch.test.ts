@@ -12,7 +12,7 @@ import type { TaskDeps } from '../../core/tasks/tasks';
 import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../worker';
+import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
 import { addContacts, addLists, campaignNow, draftCampaign, OWNER, waitForTask } from '../support/campaigns';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';

@@ -6,7 +6,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { searchAttributeKeys, SEND_SIGNAL, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
-import { quietTemporalRuntime } from '../../worker';
+import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
 
 let env: TestWorkflowEnvironment;
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST, without a dependency on @temporalio/proto. */

@@ -16,7 +16,7 @@ import { startTriggerAutomation } from '../../adapters/temporal/client';
 import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys, workflowIds } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../worker';
+import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 

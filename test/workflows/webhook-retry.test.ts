@@ -13,7 +13,7 @@ import { createEndpoint } from '../../core/webhooks/endpoints';
 import { verifySignature } from '../../core/webhooks/signature';
 import { workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../worker';
+import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 

@@ -1,38 +1,4 @@
-import type { Client } from '@temporalio/client';
-import type { Config } from './config';
-import { connectStore, type Store } from '../adapters/store/store';
-import { connectTemporal } from '../adapters/temporal/client';
-
-export interface Services {
-  store: Store;
-  temporal: Client;
-  taskQueue: string;
-  /** Config's temporalSearchAttributeLimit: the AccountSender workflows are started with it. */
-  searchAttributeLimit: number;
-  close(): Promise<void>;
-}
-
-/** The store and a Temporal client: what the API and the SMTP listener need. */
-export async function connectServices(config: Config, addresses: { mongodbUri: string; temporalAddress: string }): Promise<Services> {
-  const store = await connectStore(addresses.mongodbUri, config.mongodbDatabase);
-  try {
-    const temporal = await connectTemporal(addresses.temporalAddress, config.temporalNamespace);
-    return {
-      store,
-      temporal,
-      taskQueue: config.taskQueue,
-      searchAttributeLimit: config.temporalSearchAttributeLimit,
-      async close() {
-        await temporal.connection.close();
-        await store.close();
-      },
-    };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-}
-
+// What every entry point does with its process: stop cleanly on a signal, listen with a readable error.
 /** Runs `stop` once on the first SIGINT or SIGTERM; a second signal exits at once. */
 export function onShutdownSignal(stop: (signal: string) => Promise<void>): void {
   let stopping = false;

@@ -1,0 +1,150 @@
+// The composition root: every part of Herald built from one Config. `npm start`, the separate
+// entry points (API, SMTP, worker), the CLI, the tests' stacks and the benchmarks all build here,
+// each asking only for the parts it needs. A part is built once, on first request, and
+// `close()` ends everything built, in the reverse order of what depends on what.
+import type http from 'node:http';
+import type Koa from 'koa';
+import type { Client } from '@temporalio/client';
+import type { SMTPServer } from 'smtp-server';
+import { createApiServer, createApp, type ApiDeps } from '../api/app';
+import { trackingSettings } from '../api/tracking/router';
+import { createLogger, type Logger } from '../adapters/logger';
+import { createThreadedRelay } from '../adapters/relay/thread';
+import type { RelaySender } from '../adapters/relay/transport';
+import { connectStore, type Store } from '../adapters/store/store';
+import { connectTemporal, lazyTemporal } from '../adapters/temporal/client';
+import type { CampaignTuning } from '../adapters/temporal/contracts';
+import { optinSettings } from '../core/optin/mail';
+import type { WebhookTuning } from '../core/webhooks/delivery-pass';
+import { smtpOptionsFrom } from '../smtp/options';
+import { createSmtpServer, type SmtpOptions } from '../smtp/server';
+import type { Config } from './config';
+import { createHeraldWorker, type HeraldWorker } from './worker';
+
+/** What only tests and benchmarks change; production takes every default. */
+export interface HeraldTuning {
+  /** The logger of every part; by default JSON logs at the configured level. */
+  logger?: Logger;
+  /** Batching and polling of webhook delivery. */
+  webhookTuning?: Partial<WebhookTuning>;
+  /** Page size and deferral retries of campaign launches. */
+  campaignTuning?: Partial<CampaignTuning>;
+  /** SMTP listener options beyond the configuration (benchmarks: per-address limits, close timeout). */
+  smtp?: Partial<SmtpOptions>;
+  /** Connect to Temporal on first use rather than at build (tests of an API whose Temporal is down). */
+  lazyTemporal?: boolean;
+}
+
+export interface Herald {
+  readonly config: Config;
+  readonly logger: Logger;
+  store(): Promise<Store>;
+  /** The Temporal client that starts and signals workflows (API, SMTP, CLI). */
+  temporal(): Promise<Client>;
+  /** The relay transport, on a thread of its own. */
+  relay(): RelaySender;
+  /** The Temporal worker with every workflow and activity; `run()` polls until `close()`. */
+  worker(): Promise<HeraldWorker>;
+  /** The API's HTTP server (not yet listening). */
+  apiServer(): Promise<http.Server>;
+  /** The Koa application the API server runs (its routers, for the OpenAPI check). */
+  apiApp(): Promise<Koa>;
+  /** The SMTP submission listener (not yet listening). */
+  smtpServer(): Promise<SMTPServer>;
+  /** Stops what was built: listeners, worker, relay, Temporal connection, store. */
+  close(): Promise<void>;
+}
+
+/** The configured address, or a clear error: entry points fill them (infra/stack-record.ts) before building. */
+function required<K extends 'mongodbUri' | 'temporalAddress' | 'smtpRelayUrl'>(config: Config, key: K): string {
+  const value = config[key];
+  const names = { mongodbUri: 'MONGODB_URI', temporalAddress: 'TEMPORAL_ADDRESS', smtpRelayUrl: 'SMTP_RELAY_URL' };
+  if (!value) throw new Error(`${names[key]} is not set, and no \`npm start\` of this data folder is running to provide it.`);
+  return value;
+}
+
+/** Memoizes a part: built on first use, the same one after (a failed build is tried again). */
+function once<T>(build: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= build().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+}
+
+export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald {
+  const logger = tuning.logger ?? createLogger(config.logLevel, 'herald');
+  const closers: Array<() => Promise<void>> = [];
+  const onClose = (close: () => Promise<void>) => { closers.push(close); };
+
+  const store = once(async () => {
+    const made = await connectStore(required(config, 'mongodbUri'), config.mongodbDatabase);
+    onClose(() => made.close());
+    return made;
+  });
+  const temporal = once(async () => {
+    const address = required(config, 'temporalAddress');
+    const made = tuning.lazyTemporal ? lazyTemporal(address, config.temporalNamespace) : await connectTemporal(address, config.temporalNamespace);
+    onClose(() => made.connection.close());
+    return made;
+  });
+  let relayMade: RelaySender | undefined;
+  const relay = (): RelaySender => {
+    if (!relayMade) {
+      const made = createThreadedRelay(required(config, 'smtpRelayUrl'));
+      relayMade = made;
+      onClose(async () => { await made.close(); });
+    }
+    return relayMade;
+  };
+  const worker = once(async () => {
+    const made = await createHeraldWorker(config, {
+      store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning,
+    });
+    onClose(() => made.close());
+    return made;
+  });
+  const apiDeps = async (): Promise<ApiDeps> => ({
+    store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
+    namespace: config.temporalNamespace, logger, optin: optinSettings(config), metricsToken: config.metricsToken,
+    webhookAllowPrivate: config.webhookAllowPrivate, tracking: trackingSettings(config),
+  });
+  const apiServer = once(async () => {
+    const server = createApiServer(await apiDeps());
+    onClose(() => closeHttp(server));
+    return server;
+  });
+  const smtpServer = once(async () => {
+    const deps = { store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit, logger };
+    const server = createSmtpServer(deps, { ...smtpOptionsFrom(config), ...tuning.smtp });
+    onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return server;
+  });
+
+  return {
+    config,
+    logger,
+    store,
+    temporal,
+    relay,
+    worker,
+    apiServer,
+    apiApp: async () => createApp(await apiDeps()),
+    smtpServer,
+    async close() {
+      // Built last, closed first: listeners and the worker stop before the connections they use.
+      for (const close of closers.splice(0).reverse()) await close();
+    },
+  };
+}
+
+/** Stops taking connections, ends idle keep-alive ones, and resolves once the server closed. */
+function closeHttp(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

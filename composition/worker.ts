@@ -1,0 +1,63 @@
+// The Temporal worker with every workflow and activity, built from the configuration and the
+// parts the composition root made (store, relay). Workflow code is bundled at start, or taken
+// prebuilt from HERALD_WORKFLOW_BUNDLE (the Docker image).
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { RelaySender } from '../adapters/relay/transport';
+import type { Store } from '../adapters/store/store';
+import type { CampaignTuning } from '../adapters/temporal/contracts';
+import type { WebhookTuning } from '../core/webhooks/delivery-pass';
+import { ensureWebhookSweeper } from '../core/webhooks/lifecycle';
+import type { Config } from './config';
+
+export interface WorkerParts {
+  store: Store;
+  relay: RelaySender;
+  webhookTuning?: Partial<WebhookTuning>;
+  campaignTuning?: Partial<CampaignTuning>;
+}
+
+export interface HeraldWorker {
+  readonly worker: Worker;
+  /** Polls until close() (or the SDK's own SIGINT/SIGTERM handling); the same promise on every call. */
+  run(): Promise<void>;
+  /** Shuts the worker down if it runs (its activities finish), then closes its connection. */
+  close(): Promise<void>;
+}
+
+export async function createHeraldWorker(config: Config, parts: WorkerParts): Promise<HeraldWorker> {
+  if (!config.temporalAddress) throw new Error('TEMPORAL_ADDRESS is not set: the worker needs Temporal.');
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: config.temporalNamespace,
+      taskQueue: config.taskQueue,
+      ...(config.workflowBundle
+        ? { workflowBundle: { codePath: config.workflowBundle } }
+        : { workflowsPath: require.resolve('../workflows') }),
+      activities: createActivities({
+        store: parts.store, transport: parts.relay, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
+        webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning,
+      }),
+    });
+    // The webhook sweeper's schedule, created by whichever worker starts first (idempotent).
+    await ensureWebhookSweeper(new Client({ connection, namespace: config.temporalNamespace }), config.taskQueue);
+    let running: Promise<void> | undefined;
+    return {
+      worker,
+      run: () => (running ??= worker.run()),
+      async close() {
+        if (running) {
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          await running;
+        }
+        await connection.close();
+      },
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
