@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { AppError, ErrorCode } from '../core/shared/errors';
+import { httpHeadersOf, httpStatusOf } from './http-errors';
 
 /** Writes an AppError as the response, in one interface's shape. */
 export type ErrorRenderer = (ctx: Context, error: AppError) => void;
@@ -36,7 +37,7 @@ export const renderTransactional: ErrorRenderer = (ctx, error) => {
   respond(ctx, error, {
     success: false,
     error: {
-      status: error.status,
+      status: httpStatusOf(error),
       type: TRANSACTIONAL_TYPES[error.code],
       message: reasons ? `${error.message}. ${reasons}`.slice(0, MAX_REASONS_LENGTH) : error.message,
       ...(fields ? { errors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.code])) } : {}),
@@ -55,7 +56,7 @@ export const renderAccount: ErrorRenderer = (ctx, error) => {
     href: ctx.path,
     success: false,
     error: {
-      status: error.status,
+      status: httpStatusOf(error),
       type: error.code,
       userMessage: error.message,
       ...(fields ? { validationErrors: Object.fromEntries(Object.entries(fields).map(([field, f]) => [field, f.message])) } : {}),
@@ -76,7 +77,7 @@ export function rendererFor(path: string): ErrorRenderer {
 }
 
 function respond(ctx: Context, error: AppError, body: object) {
-  ctx.status = error.status;
-  for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
+  ctx.status = httpStatusOf(error);
+  ctx.set(httpHeadersOf(error));
   ctx.body = body;
 }

@@ -8,7 +8,8 @@ import {
   contentOf, createContent, deleteContent, MAX_CONTENT_BODY_BYTES, setHtmlBody, setTextBody, updateContent,
 } from '../../core/campaigns/content-record';
 import { sendTestMessages, MAX_TEST_ADDRESSES } from '../../core/campaigns/send-test';
-import { errors, formatBytes } from '../../core/shared/errors';
+import { errors } from '../../core/shared/errors';
+import { formatBytes, httpErrors } from '../http-errors';
 import type { CampaignContentDoc, CampaignDoc, Store } from '../../adapters/store/store';
 import { htmlToText } from '../../core/content/text-renderings';
 import type { AcceptDeps } from '../../core/transactional/accept';
@@ -74,7 +75,7 @@ const CHARSETS = ['', 'utf-8', 'utf8', 'us-ascii'];
 /** The raw body of a PUT …/{contentId}.html|.txt, of exactly `mediaType` in UTF-8 (415 otherwise); '' when empty. */
 async function readDocument(ctx: Context, mediaType: 'text/html' | 'text/plain'): Promise<string> {
   if (ctx.request.type !== mediaType || !CHARSETS.includes(ctx.request.charset.toLowerCase())) {
-    throw errors.unsupportedMediaType(`Content-Type must be ${mediaType} (UTF-8)`);
+    throw httpErrors.unsupportedMediaType(`Content-Type must be ${mediaType} (UTF-8)`);
   }
   const hasBody = ctx.get('transfer-encoding') !== '' || (ctx.request.length ?? 0) > 0;
   return hasBody ? readText(ctx, MAX_CONTENT_BODY_BYTES) : '';

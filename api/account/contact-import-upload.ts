@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
 import { MAX_UPLOAD_BYTES, sourceFileName } from '../../core/contacts/import/start';
 import { AppError, errors } from '../../core/shared/errors';
+import { httpErrors } from '../http-errors';
 import { deleteFile, findFile, saveFile } from '../../adapters/store/files';
 import type { Store } from '../../adapters/store/store';
 import { requirePermission } from './auth';
@@ -19,9 +20,9 @@ const FRAMING_BYTES = 64 * 1024;
 
 export function uploadRoute(router: Router, store: Store): void {
   router.post('/contacts/import/upload', requirePermission('contacts:create'), async (ctx) => {
-    if (!ctx.is('multipart/form-data')) throw errors.unsupportedMediaType(`Content-Type must be multipart/form-data, with the file in the part ${UPLOAD_FIELD}`);
+    if (!ctx.is('multipart/form-data')) throw httpErrors.unsupportedMediaType(`Content-Type must be multipart/form-data, with the file in the part ${UPLOAD_FIELD}`);
     const encoding = ctx.get('content-encoding').toLowerCase();
-    if (encoding !== '' && encoding !== 'identity') throw errors.unsupportedMediaType('Send the upload without Content-Encoding');
+    if (encoding !== '' && encoding !== 'identity') throw httpErrors.unsupportedMediaType('Send the upload without Content-Encoding');
     if ((ctx.request.length ?? 0) > MAX_UPLOAD_BYTES + FRAMING_BYTES) throw tooLarge(ctx);
     const account: string = ctx.params.account;
     const name = await receive(ctx, store, account);
@@ -37,7 +38,7 @@ export function uploadRoute(router: Router, store: Store): void {
 /** 413, closing the connection: the rest of the body is not read. */
 function tooLarge(ctx: Context): AppError {
   ctx.set('Connection', 'close');
-  return errors.payloadTooLarge(MAX_UPLOAD_BYTES);
+  return httpErrors.payloadTooLarge(MAX_UPLOAD_BYTES);
 }
 
 const LIMIT = new Error('upload too large');

@@ -8,7 +8,8 @@ import type { Principal } from '../../core/accounts/credentials';
 import {
   importName, MAX_SOURCE_RAW_CHARS, MAX_UPLOAD_BYTES, planImport, previewImport, saveRawSource, type ImportRequest,
 } from '../../core/contacts/import/start';
-import { errors, formatBytes } from '../../core/shared/errors';
+import { errors } from '../../core/shared/errors';
+import { formatBytes } from '../http-errors';
 import { deleteFile } from '../../adapters/store/files';
 import { DEFAULT_LIMITS } from '../../core/shared/limits';
 import type { TaskDeps } from '../../core/tasks/tasks';

@@ -2,6 +2,7 @@ import coBody from 'co-body';
 import type { Context, Next } from 'koa';
 import qs from 'qs';
 import { AppError, errors } from '../../core/shared/errors';
+import { httpErrors } from '../http-errors';
 import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError, type StructureLimits } from '../../core/shared/limits';
 
 declare module 'koa' {
@@ -46,7 +47,7 @@ async function parse(ctx: Context, options: BodyOptions, limits: StructureLimits
   const type = options.types.find((t) => ctx.is(...MEDIA[t]));
   if (!type) {
     const accepted = options.types.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'));
-    throw errors.unsupportedMediaType(`Content-Type must be ${accepted.join(' or ')}`);
+    throw httpErrors.unsupportedMediaType(`Content-Type must be ${accepted.join(' or ')}`);
   }
   const text = await readText(ctx, options.limitBytes);
   if (text.trim() === '') return undefined;
@@ -90,8 +91,8 @@ export async function readText(ctx: Context, limitBytes: number): Promise<string
     return await coBody.text(ctx, { limit: limitBytes, encoding: 'utf8' });
   } catch (error) {
     const { type, status } = error as { type?: string; status?: number };
-    if (type === 'entity.too.large') throw errors.payloadTooLarge(limitBytes);
-    if (status === 415) throw errors.unsupportedMediaType('Unsupported Content-Encoding');
+    if (type === 'entity.too.large') throw httpErrors.payloadTooLarge(limitBytes);
+    if (status === 415) throw httpErrors.unsupportedMediaType('Unsupported Content-Encoding');
     if (typeof status === 'number' && status < 500) throw errors.badRequest('Request body could not be read');
     throw error;
   }

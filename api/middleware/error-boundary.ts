@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError, errors } from '../../core/shared/errors';
+import { httpErrors, httpStatusOf } from '../http-errors';
 import { toAppError } from '../../core/shared/faults';
 import { rendererFor } from '../render';
 
@@ -14,12 +15,13 @@ export async function errorBoundary(ctx: Context, next: Next) {
     if (ctx.body == null) {
       // Koa's default for an unhandled path; the routers' allowedMethods() set 405/501 and Allow.
       if (ctx.status === 404) throw errors.notFound(`No resource at ${ctx.method} ${ctx.path}`);
-      if (ctx.status === 405 || ctx.status === 501) throw errors.methodNotAllowed(allowedMethods(ctx));
+      if (ctx.status === 405 || ctx.status === 501) throw httpErrors.methodNotAllowed(allowedMethods(ctx));
     }
   } catch (caught) {
     let error = toAppError(caught);
-    if (error.status >= 500) {
-      ctx.state.log?.error({ err: caught, status: error.status }, 'request failed');
+    const status = httpStatusOf(error);
+    if (status >= 500) {
+      ctx.state.log?.error({ err: caught, status }, 'request failed');
       if (!(caught instanceof AppError)) error = withRequestId(error, ctx.state.requestId);
     }
     rendererFor(ctx.path)(ctx, error);

@@ -1,7 +1,8 @@
 // The OpenAPI document's shared parts: the answers' shapes (api/account/envelope.ts and
 // api/render.ts write them), the error types (core/shared/errors.ts), and the security schemes
 // (api/account/auth.ts and api/transactional/auth.ts read them).
-import { ErrorCode, STATUS, type ValidationCode } from '../../core/shared/errors';
+import { ErrorCode, type ValidationCode } from '../../core/shared/errors';
+import { HTTP_STATUS } from '../http-errors';
 import { TRANSACTIONAL_TYPES } from '../render';
 
 /** The transactional API's validation codes, checked complete against ValidationCode below. */
@@ -97,7 +98,7 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** The error answer of one status, in the account API's shape or the transactional one. */
 export function errorResponse(status: number | 'default', transactional: boolean) {
-  const codes = Object.values(ErrorCode).filter((code) => STATUS[code] === status);
+  const codes = Object.values(ErrorCode).filter((code) => HTTP_STATUS[code] === status);
   const types = codes.map((code) => (transactional ? TRANSACTIONAL_TYPES[code] : code));
   const description = status === 'default'
     ? 'An unexpected fault (500, its message names the request id) or the store or Temporal down (503, retry later).'

@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import type { AppError } from '../../core/shared/errors';
 import { escapeHtml } from '../../core/content/html-escape';
 import { pageLayout, sendHtmlPage } from '../html-page';
+import { httpStatusOf } from '../http-errors';
 import type { ListDoc } from '../../adapters/store/store';
 
 const STYLE = [
@@ -76,10 +77,11 @@ const TITLES: Record<number, string> = { 400: 'Please check the form', 404: 'Not
 
 /** An error as a page: the error model's message (client-safe by design) and its field messages. */
 export function errorPage(error: AppError, requestId?: string): string {
-  const title = TITLES[error.status] ?? (error.status >= 500 ? 'Something went wrong' : 'Request refused');
+  const status = httpStatusOf(error);
+  const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'Request refused');
   const fields = [...new Set(Object.values(error.extra.fields ?? {}).map((f) => f.message))].map((m) => `<li>${escapeHtml(m)}</li>`);
   return layout(title, `<h1>${escapeHtml(title)}</h1>
 <p>${escapeHtml(error.message)}</p>
 ${fields.length > 0 ? `<ul>${fields.join('')}</ul>` : ''}
-${error.status >= 500 && requestId ? `<p class="muted">Request id ${escapeHtml(requestId)}</p>` : ''}`);
+${status >= 500 && requestId ? `<p class="muted">Request id ${escapeHtml(requestId)}</p>` : ''}`);
 }

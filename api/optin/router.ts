@@ -17,6 +17,7 @@ import { validator } from '../validation';
 import { reply } from '../account/envelope';
 import { integerParam } from '../account/params';
 import { CHECK_INBOX, checkInboxPage, confirmedPage, confirmPage, errorPage, formPage, invalidLinkPage, sendPage } from './pages';
+import { httpHeadersOf, httpStatusOf } from '../http-errors';
 import { readSubmit, replyAsked, submitSchema } from './submit-body';
 
 const FORM = '/v2/optin/:account/:listId';
@@ -106,9 +107,10 @@ function errorsAsPage(asPage: (ctx: Context) => boolean) {
     } catch (caught) {
       if (!asPage(ctx)) throw caught;
       const error = toAppError(caught);
-      if (error.status >= 500) ctx.state.log?.error({ err: caught, status: error.status }, 'request failed');
-      for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
-      sendPage(ctx, error.status, errorPage(error, ctx.state.requestId));
+      const status = httpStatusOf(error);
+      if (status >= 500) ctx.state.log?.error({ err: caught, status }, 'request failed');
+      ctx.set(httpHeadersOf(error));
+      sendPage(ctx, status, errorPage(error, ctx.state.requestId));
     }
   };
 }

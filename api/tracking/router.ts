@@ -17,6 +17,7 @@ import { DEFAULT_REASON } from '../../core/tracking/unsubscribe';
 import { trackingSecret } from '../../core/content/tracking/secret';
 import { messagePart, messageToken, type MessageKind, type MessageRef } from '../../core/content/tracking/token';
 import { errorPage, sendPage, unsubscribedPage, unsubscribePage } from './pages';
+import { httpHeadersOf, httpStatusOf } from '../http-errors';
 import { readUnsubscribeBody } from './unsubscribe-body';
 
 /** Where the links point (HERALD_PUBLIC_URL), and whether the client address comes from X-Forwarded-For (HERALD_TRUST_PROXY). */
@@ -130,8 +131,9 @@ async function errorsAsPage(ctx: Context, next: Next): Promise<void> {
     await next();
   } catch (caught) {
     const error = toAppError(caught);
-    if (error.status >= 500) ctx.state.log?.error({ err: caught, status: error.status }, 'request failed');
-    for (const [name, value] of Object.entries(error.extra.headers ?? {})) ctx.set(name, value);
-    sendPage(ctx, error.status, errorPage(error, ctx.state.requestId));
+    const status = httpStatusOf(error);
+    if (status >= 500) ctx.state.log?.error({ err: caught, status }, 'request failed');
+    ctx.set(httpHeadersOf(error));
+    sendPage(ctx, status, errorPage(error, ctx.state.requestId));
   }
 }

@@ -6,6 +6,7 @@
 import coBody from 'co-body';
 import type { Context } from 'koa';
 import { errors } from '../../core/shared/errors';
+import { httpErrors } from '../http-errors';
 import { PAGE_REASONS, type PageReason } from '../../core/tracking/unsubscribe';
 import { validator } from '../validation';
 
@@ -31,7 +32,7 @@ export async function readUnsubscribeBody(ctx: Context): Promise<UnsubscribeBody
 
 async function readFields(ctx: Context): Promise<unknown> {
   const type = ctx.is('urlencoded', 'multipart/form-data', 'json', '+json');
-  if (!type) throw errors.unsupportedMediaType('Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json');
+  if (!type) throw httpErrors.unsupportedMediaType('Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json');
   const text = await readText(ctx);
   if (type === 'urlencoded') return known(new URLSearchParams(text));
   if (type === 'multipart/form-data') return known(multipartFields(text, boundaryOf(ctx.get('content-type'))));
@@ -58,7 +59,7 @@ async function readText(ctx: Context): Promise<string> {
     return await coBody.text(ctx, { limit: LIMIT_BYTES, encoding: 'utf8' });
   } catch (error) {
     const { type, status } = error as { type?: string; status?: number };
-    if (type === 'entity.too.large') throw errors.payloadTooLarge(LIMIT_BYTES);
+    if (type === 'entity.too.large') throw httpErrors.payloadTooLarge(LIMIT_BYTES);
     if (typeof status === 'number' && status < 500) throw errors.badRequest('Request body could not be read');
     throw error;
   }

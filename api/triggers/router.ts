@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { errors } from '../../core/shared/errors';
+import { httpErrors } from '../http-errors';
 import { toTriggerEvent } from '../../core/triggers/event';
 import { acceptTriggerEvent, type IntakeDeps } from '../../core/triggers/intake';
 import { verifyTriggerAddress } from '../../core/triggers/integration';
@@ -47,7 +48,7 @@ function requireAddress(deps: IntakeDeps) {
 /** JSON only, as the spec's intake takes it: another type, or none, is 415 (even without a body). */
 async function requireJson(ctx: Context, next: Next) {
   const type = ctx.request.type;
-  if (type !== 'application/json' && !/^application\/[^/]+\+json$/.test(type)) throw errors.unsupportedMediaType('Content-Type must be application/json');
+  if (type !== 'application/json' && !/^application\/[^/]+\+json$/.test(type)) throw httpErrors.unsupportedMediaType('Content-Type must be application/json');
   await next();
 }
 

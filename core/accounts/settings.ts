@@ -12,7 +12,7 @@ export interface AccountSettings {
   monthlyLimit: number | null;
   /** Lowercase domains; empty: any From address. */
   senderDomains: string[];
-  /** Custom trigger events accepted per clock hour (the spec: 200); more are answered 429 and discarded. */
+  /** Custom trigger events accepted per clock hour (the spec: 200); more are refused (TOO_MANY_REQUESTS) and discarded. */
   triggerHourlyLimit: number;
 }
 

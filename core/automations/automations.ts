@@ -40,7 +40,7 @@ export function findAutomations(store: Store, account: string, page: PageRequest
   return findPage(store.automations, query, page);
 }
 
-/** Applies the fields that differ and returns only those; 404 when the automation went meanwhile. */
+/** Applies the fields that differ and returns only those; NOT_FOUND when the automation went meanwhile. */
 export async function updateAutomation(store: Store, automation: AutomationDoc, fields: Partial<AutomationFields>): Promise<Partial<AutomationFields>> {
   const changes = changedValues<AutomationFields>(automation, fields);
   if (Object.keys(changes).length === 0) return changes;

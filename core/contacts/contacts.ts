@@ -32,7 +32,7 @@ export function findContact(store: Store, account: string, ref: string): Promise
   return store.contacts.findOne({ account, email: normaliseEmail(ref) });
 }
 
-/** Creates a contact (state ACTIVE); 409 RESOURCE_EXISTS with the existing id when the email is taken. */
+/** Creates a contact (state ACTIVE); RESOURCE_EXISTS with the existing id when the email is taken. */
 export async function createContact(store: Store, account: string, input: ContactInput & { email: string }, source = 'MANUAL'): Promise<ContactDoc> {
   return (await createContactWithContext(store, account, input, source)).contact;
 }
@@ -45,7 +45,7 @@ export async function createContactWithContext(
   return { contact: await insertContact(store, account, input, source), context };
 }
 
-/** Inserts a new contact; 409 RESOURCE_EXISTS with the existing id when the email is taken. */
+/** Inserts a new contact; RESOURCE_EXISTS with the existing id when the email is taken. */
 async function insertContact(store: Store, account: string, input: ContactInput & { email: string }, source: string): Promise<ContactDoc> {
   const contact = newContact(account, await contactIds.take(store, account), input, source, new Date());
   try {

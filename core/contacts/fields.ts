@@ -10,7 +10,7 @@ import { isDuplicateKey, type FieldDoc, type FieldFormat, type Store } from '../
 /** A field as the API shows it. */
 export interface Field { id: number; name: string; tag: string; format: FieldFormat | 'EMAIL'; custom: boolean }
 
-/** The original's built-in field ids (6, 8 and 9 are unknown and answer 404). */
+/** The original's built-in field ids (6, 8 and 9 are unknown: not found). */
 export const BUILT_IN_FIELDS: readonly Field[] = [
   { id: 1, name: 'firstName', tag: 'FIRSTNAME', format: 'TEXT', custom: false },
   { id: 2, name: 'lastName', tag: 'LASTNAME', format: 'TEXT', custom: false },
@@ -50,7 +50,7 @@ const tagTaken = (tag: string) =>
   errors.conflict('A field with this tag already exists', { tag: fieldError('invalid_value', `Tag ${tag} already in use in this account`) });
 
 /**
- * 409 when another field of the account (built-in or custom) has the tag. Checked first so a
+ * RESOURCE_EXISTS when another field of the account (built-in or custom) has the tag. Checked first so a
  * refused create takes no id; the unique index on {account, tag} decides between simultaneous ones.
  */
 async function checkTagFree(store: Store, account: string, tag: string, exceptId?: number): Promise<void> {
@@ -59,7 +59,7 @@ async function checkTagFree(store: Store, account: string, tag: string, exceptId
   if (taken) throw tagTaken(tag);
 }
 
-/** A write that the unique {account, tag} index refused is a 409, not a fault. */
+/** A write that the unique {account, tag} index refused is RESOURCE_EXISTS, not a fault. */
 async function uniqueTag<T>(tag: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();

@@ -210,7 +210,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /**
  * Applies what differs: name, location (a move: the id changes), the body (a new version; MJML
  * compiled again) and the send defaults. The type never changes; folders neither move nor have
- * bodies or defaults. Throws 404 when the item moved or vanished meanwhile.
+ * bodies or defaults. Not found when the item moved or vanished meanwhile.
  */
 export async function updateTemplate(store: Store, doc: TemplateDoc, input: TemplateUpdate): Promise<TemplateUpdateResult> {
   const collection = store.templates;
@@ -277,7 +277,7 @@ export async function updateTemplate(store: Store, doc: TemplateDoc, input: Temp
   return { doc: updated, changes, moved };
 }
 
-/** Folders are deleted only when empty (400 otherwise): their templates are never deleted along. */
+/** Folders are deleted only when empty (a bad request otherwise): their templates are never deleted along. */
 const folderNotEmpty = (id: string, count: number) =>
   errors.badRequest(`Folder ${id} is not empty: move or delete its ${count} template${count === 1 ? '' : 's'} first`);
 

@@ -23,7 +23,7 @@ export interface OptinRequest { email: string; firstName: string; lastName: stri
  * mail went to this address for this list less than REPEAT_MINUTES ago (nothing is sent, and
  * the caller answers the same). A later request replaces the pending one: only the newest link
  * works. When the mail cannot be accepted (store or Temporal down) the pending confirmation is
- * removed and the error thrown (the caller answers 503; the visitor can simply retry).
+ * removed and the error thrown (unavailable: the visitor can simply retry).
  */
 export async function requestOptin(deps: OptinDeps, list: ListDoc, request: OptinRequest): Promise<'sent' | 'repeat'> {
   const { store } = deps;

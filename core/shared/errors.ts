@@ -1,6 +1,8 @@
 // The one error model of the whole service. Domain code throws AppError through the
-// factories below; each interface renders it in its own shape (api/render.ts for HTTP,
-// smtp/replies.ts for SMTP), and nothing that is not an AppError ever reaches a client.
+// factories below: a code, a client-safe message and the domain's details, nothing of a
+// protocol. Each edge maps the code to its own answer: api/http-errors.ts to an HTTP status
+// and headers (rendered by api/render.ts), smtp/replies.ts to an SMTP reply code; and
+// nothing that is not an AppError ever reaches a client.
 
 export enum ErrorCode {
   BadRequest = 'BAD_REQUEST',
@@ -8,12 +10,17 @@ export enum ErrorCode {
   Unauthorized = 'UNAUTHORIZED',
   Forbidden = 'FORBIDDEN',
   NotFound = 'NOT_FOUND',
+  /** Raised only by the HTTP edge (api/http-errors.ts): a method no route takes. */
   MethodNotAllowed = 'METHOD_NOT_ALLOWED',
   Conflict = 'RESOURCE_EXISTS',
+  /** Raised only by the HTTP edge (api/http-errors.ts): a body of a type the route does not read. */
   UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
+  /** Raised only by the HTTP edge (api/http-errors.ts): a body over the route's limit. */
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  /** A limit counted over time (custom trigger events an hour): `retryAfterSeconds` says when it resets. */
   TooManyRequests = 'TOO_MANY_REQUESTS',
   Internal = 'INTERNAL_ERROR',
+  /** Temporary: the store or Temporal is down, a concurrent change is under way, or a quota is used up. */
   Unavailable = 'SERVICE_UNAVAILABLE',
   /** Login with an email registered in several accounts: `data` lists them. */
   AccountRequired = 'ACCOUNT_REQUIRED',
@@ -23,48 +30,27 @@ export enum ErrorCode {
   InvalidRequest = 'INVALID_REQUEST',
 }
 
-export const STATUS: Record<ErrorCode, number> = {
-  [ErrorCode.BadRequest]: 400,
-  [ErrorCode.Validation]: 400,
-  [ErrorCode.Unauthorized]: 401,
-  [ErrorCode.Forbidden]: 403,
-  [ErrorCode.NotFound]: 404,
-  [ErrorCode.MethodNotAllowed]: 405,
-  [ErrorCode.Conflict]: 409,
-  [ErrorCode.UnsupportedMediaType]: 415,
-  [ErrorCode.PayloadTooLarge]: 413,
-  [ErrorCode.TooManyRequests]: 429,
-  [ErrorCode.Internal]: 500,
-  [ErrorCode.Unavailable]: 503,
-  [ErrorCode.AccountRequired]: 409,
-  [ErrorCode.PasswordExpired]: 401,
-  [ErrorCode.InvalidRequest]: 400,
-};
-
 /** The transactional API's validation codes (the spec's list). */
 export type ValidationCode = 'required' | 'required_at_least_one' | 'max_length_exceeded' | 'too_many_items' | 'invalid_value';
 
 /** One invalid field: the transactional API shows the code, the account API the message. */
 export interface FieldError { code: ValidationCode; message: string }
 
+/** What an error carries beside its code and message; each edge decides how to show it. */
+export interface ErrorDetails {
+  fields?: Record<string, FieldError>;
+  /** Data the client needs to repeat the request (the accounts of ACCOUNT_REQUIRED). */
+  data?: unknown;
+  /** A URL that explains the error (a refused launch: its validation). */
+  moreInfo?: string;
+  /** When a retry may succeed (a limit that resets at the next hour). */
+  retryAfterSeconds?: number;
+}
+
 export class AppError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly extra: {
-      fields?: Record<string, FieldError>;
-      /** Response headers that belong to the error (Allow, Retry-After). */
-      headers?: Record<string, string>;
-      /** Data the client needs to repeat the request (the accounts of ACCOUNT_REQUIRED). */
-      data?: unknown;
-      /** A URL that explains the error (a refused launch: its validation). */
-      moreInfo?: string;
-    } = {},
-  ) {
+  constructor(readonly code: ErrorCode, message: string, readonly extra: ErrorDetails = {}) {
     super(message);
     this.name = 'AppError';
-    this.status = STATUS[code];
   }
 }
 
@@ -88,14 +74,9 @@ export const errors = {
   unauthorized: (message = 'Credentials invalid or missing') => new AppError(ErrorCode.Unauthorized, message),
   forbidden: (message: string) => new AppError(ErrorCode.Forbidden, message),
   notFound: (message = 'No resource at this address') => new AppError(ErrorCode.NotFound, message),
-  methodNotAllowed: (allowed: string[]) => new AppError(ErrorCode.MethodNotAllowed,
-    `Method not allowed here; allowed: ${allowed.join(', ') || 'none'}`, { headers: { Allow: allowed.join(', ') } }),
   conflict: (message: string, fields?: Record<string, FieldError>, data?: unknown) => new AppError(ErrorCode.Conflict, message, { fields, data }),
-  unsupportedMediaType: (message: string) => new AppError(ErrorCode.UnsupportedMediaType, message),
-  payloadTooLarge: (limitBytes: number) =>
-    new AppError(ErrorCode.PayloadTooLarge, `Request body exceeds the limit of ${formatBytes(limitBytes)}`),
-  tooManyRequests: (message: string, retryAfterSeconds?: number) => new AppError(ErrorCode.TooManyRequests, message,
-    retryAfterSeconds ? { headers: { 'Retry-After': String(retryAfterSeconds) } } : {}),
+  tooManyRequests: (message: string, retryAfterSeconds?: number) =>
+    new AppError(ErrorCode.TooManyRequests, message, retryAfterSeconds ? { retryAfterSeconds } : {}),
   accountRequired: (accounts: string[]) => new AppError(ErrorCode.AccountRequired,
     'This email belongs to several accounts: repeat the login naming one of them in "account"', { data: accounts }),
   passwordExpired: () => new AppError(ErrorCode.PasswordExpired, 'The password has expired: repeat the login with a "newPassword"'),
@@ -103,9 +84,3 @@ export const errors = {
   internal: () => new AppError(ErrorCode.Internal, 'Unexpected server error'),
   unavailable: (message = 'Service temporarily unavailable, please retry') => new AppError(ErrorCode.Unavailable, message),
 };
-
-export function formatBytes(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}MB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024}KB`;
-  return `${bytes} bytes`;
-}

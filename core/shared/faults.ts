@@ -4,9 +4,9 @@ import { isTemporalFault } from '../../adapters/temporal/client';
 
 /**
  * Turns anything thrown while serving a request into the error model. Only AppErrors carry
- * their own text to clients: an outage of the store or Temporal is "unavailable" (503, SMTP
- * 451, the client retries), a value the store refused to encode is the client's error (400),
- * and everything else is an internal fault (500) whose details stay in the logs.
+ * their own text to clients: an outage of the store or Temporal is "unavailable" (temporary:
+ * the client retries), a value the store refused to encode is the client's error (a bad
+ * request), and everything else is an internal fault whose details stay in the logs.
  */
 export function toAppError(caught: unknown): AppError {
   if (caught instanceof AppError) return caught;

@@ -37,7 +37,7 @@ export interface NewTask {
 
 /**
  * Records the task (QUEUED) and starts its workflow. When the start fails the record is removed,
- * so a client answered 503 finds no task that will never run.
+ * so a client told to retry finds no task that will never run.
  */
 export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc> {
   const id = await nextId(deps.store, task.account, 'tasks');

@@ -20,8 +20,8 @@ export interface AcceptedIds { requestId: string; batchId: string }
  * messages against the account's monthly limit and record the request (the claim check), then
  * hand it to Temporal (signalled to the account's AccountSender, or a ScheduledSend workflow
  * of its own when it has a launch_date in the future). Only when all succeeded is the request accepted; if a later step fails
- * the record is removed and the count given back, so a caller answering 503/451 leaves
- * nothing half-recorded or counted. Returns the request id. Over the limit: 503 naming the
+ * the record is removed and the count given back, so a caller told to retry leaves nothing
+ * half-recorded or counted. Returns the request id. Over the limit: unavailable, naming the
  * MONTHLY limit. Other errors are the store's or Temporal's own: callers turn them into the
  * error model (core/faults). `monthlyLimit` saves a read when the caller has the settings.
  */

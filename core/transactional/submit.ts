@@ -8,7 +8,7 @@ import { acceptSendRequest, type AcceptDeps, type AcceptedIds } from './accept';
 import { claimKey } from './idempotency';
 import type { AcceptedRequest } from './request';
 
-/** The account's policy (core/accounts/settings.ts): 403 forbidden when the send breaks it. */
+/** The account's policy (core/accounts/settings.ts): forbidden when the send breaks it. */
 export function enforceSendPolicy(settings: AccountSettings, account: string, send: { from: string; hasAttachments: boolean }): void {
   if (!isAllowedSender(settings, send.from)) throw senderNotAllowed(settings);
   if (send.hasAttachments && !settings.attachments) {

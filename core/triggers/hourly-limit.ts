@@ -1,5 +1,5 @@
-// The hourly limit of an account's custom trigger events (the spec: 200 an hour; beyond, 429 and
-// the event is discarded). Accepted events are counted in the store, one document per account and
+// The hourly limit of an account's custom trigger events (the spec: 200 an hour; beyond, TOO_MANY_REQUESTS
+// and the event is discarded). Accepted events are counted in the store, one document per account and
 // clock hour (UTC), so every API process shares the count. A count is a conditional `$inc` that
 // applies only while there is room, so simultaneous events cannot overshoot the limit together.
 import { errors } from '../shared/errors';

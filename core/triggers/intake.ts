@@ -1,7 +1,7 @@
 // Acceptance of a custom trigger event (checked by the intake route): count it against the
 // account's hourly limit, record it (the claim check of its workflow), start its TriggerAutomation
 // workflow. The event is accepted only once Temporal acknowledged the start; when a step fails the
-// record is removed and the count given back, so a client answered 503 leaves nothing half-done.
+// record is removed and the count given back, so a client told to retry leaves nothing half-done.
 import type { Client } from '@temporalio/client';
 import { readAccountSettings } from '../accounts/settings';
 import { errors } from '../shared/errors';
@@ -27,8 +27,8 @@ const ignore = () => undefined;
 /**
  * Accepts the event and returns its id. With an Idempotency-Key the id derives from the account
  * and the key: a repeat of an accepted key is answered with the first event (`replayed`), counts
- * nothing and starts nothing twice; the same key with another event is 400. Over the hourly
- * limit: 429 with the seconds to the next hour, nothing counted or recorded.
+ * nothing and starts nothing twice; the same key with another event is a bad request. Over the
+ * hourly limit: TOO_MANY_REQUESTS with the seconds to the next hour, nothing counted or recorded.
  */
 export async function acceptTriggerEvent(deps: IntakeDeps, account: string, event: TriggerEvent, idempotencyKey?: string): Promise<AcceptedEvent> {
   const { store } = deps;

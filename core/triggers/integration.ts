@@ -38,7 +38,7 @@ export async function triggerIntegrationStatus(store: Store, account: string): P
 }
 
 /**
- * Activates the integration with a new address. Already active: 409 (a second address is never
+ * Activates the integration with a new address. Already active: RESOURCE_EXISTS (a second address is never
  * issued beside the first: rotation replaces it). Two simultaneous activations cannot both
  * succeed: the first creates the document (unique _id) or flips `active` with a conditional
  * update; the other finds it active.
@@ -58,7 +58,7 @@ export async function activateTriggers(store: Store, account: string, now = new 
   return { address, activated: now };
 }
 
-/** Replaces the address of the active integration: the old one is refused from now on. Not active: 404. */
+/** Replaces the address of the active integration: the old one is refused from now on. Not active: NOT_FOUND. */
 export async function rotateTriggers(store: Store, account: string, now = new Date()): Promise<{ address: TriggerAddress; rotated: Date }> {
   const address = newAddress();
   const { matchedCount } = await store.integrations.updateOne(

@@ -15,7 +15,7 @@ import type { FieldDoc, Store } from '../../../adapters/store/store';
 export { summary, runImport, ImportInputError, type ImportCounts, type ImportCheckpoint } from './run';
 export type { ImportParameters, ImportRequest, ImportMode } from './options';
 
-/** Uploads larger than this are refused (413) and not kept. */
+/** Uploads larger than this are refused (payload too large, at the HTTP edge) and not kept. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 /** Inline CSV (`sourceRaw`), in characters. */
 export const MAX_SOURCE_RAW_CHARS = 10 * 1024 * 1024;
@@ -47,7 +47,7 @@ export function importName(parameters: ImportParameters, inline: boolean): strin
 
 /**
  * Checks a request against the account and its source, and decides every option it left out.
- * 404 when `sourceFile` is not one of the account's files; one VALIDATION_ERROR naming every
+ * NOT_FOUND when `sourceFile` is not one of the account's files; one VALIDATION_ERROR naming every
  * other problem (unknown list, interests or fields, no email column, an unknown encoding).
  */
 export async function planImport(store: Store, account: string, request: ImportRequest): Promise<ImportPlan> {
