@@ -96,16 +96,33 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Unexpected fault', 503: 'Service unavailable',
 };
 
-/** The error answer of one status, in the account API's shape or the transactional one. */
-export function errorResponse(status: number | 'default', transactional: boolean) {
+/**
+ * How an operation answers its errors: JSON in its interface's shape (api/render.ts), a small
+ * HTML page (the links and pages people open in a browser), or either, by what the client asks.
+ */
+export type ErrorShape = 'transactional' | 'account' | 'page' | 'account-or-page';
+
+const PAGE_CONTENT = {
+  'text/html': { schema: { type: 'string', contentMediaType: 'text/html', description: 'A small HTML page saying what went wrong (`text/html`), not JSON.' } },
+};
+
+/** The error answer of one status, in the given shape. */
+export function errorResponse(status: number | 'default', shape: ErrorShape) {
+  const transactional = shape === 'transactional';
   const codes = Object.values(ErrorCode).filter((code) => HTTP_STATUS[code] === status);
   const types = codes.map((code) => (transactional ? TRANSACTIONAL_TYPES[code] : code));
-  const description = status === 'default'
-    ? 'An unexpected fault (500, its message names the request id) or the store or Temporal down (503, retry later).'
-    : `${STATUS_TEXT[status] ?? 'Error'}: ${types.map((t) => `\`${t}\``).join(' or ')}`;
+  const what = status === 'default'
+    ? 'An unexpected fault (500, its message names the request id) or the store or Temporal down (503, retry later)'
+    : shape === 'page' ? STATUS_TEXT[status] ?? 'Error' : `${STATUS_TEXT[status] ?? 'Error'}: ${types.map((t) => `\`${t}\``).join(' or ')}`;
+  const description = shape === 'page' ? `${what}, as an HTML page.` : shape === 'account-or-page' ? `${what} (an HTML page for a browser).`
+    : status === 'default' ? `${what}.` : what;
+  const json = { 'application/json': { schema: ref(transactional ? 'TransactionalErrorResponse' : 'AccountErrorResponse') } };
   return {
     description,
     ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until a retry may succeed.', schema: { type: 'integer', minimum: 1 } } } } : {}),
-    content: { 'application/json': { schema: ref(transactional ? 'TransactionalErrorResponse' : 'AccountErrorResponse') } },
+    content: shape === 'page' ? PAGE_CONTENT : shape === 'account-or-page' ? { ...json, ...PAGE_CONTENT } : json,
   };
 }
+
+/** The media type and schema of an HTML page answer (a page route's other statuses, such as the opt-in's 410). */
+export const PAGE_ANSWER = PAGE_CONTENT['text/html'].schema;

@@ -1,10 +1,11 @@
 // Builds the OpenAPI 3.1 document from the routes' declarations (operation.ts). Everything that
 // can be derived is: parameters from the path and the ListSpec, security and the usual error
 // answers from the operation's auth, body and path, error shapes from the path (as render.ts
-// picks them), request bodies from the validators' own schemas.
+// picks them; pages for the links people open in a browser), media types from the answers'
+// schemas, request bodies from the validators' own schemas.
 import type { BodyType } from '../middleware/body';
 import { isTransactionalPath } from '../render';
-import { errorResponse, ref, schemas, securitySchemes, type SecurityScheme } from './components';
+import { errorResponse, PAGE_ANSWER, ref, schemas, securitySchemes, type ErrorShape, type SecurityScheme } from './components';
 import type { Auth, OperationSpec } from './operation';
 import { listingParameters, pathParameters } from './parameters';
 import { toDocumentSchema } from './schemas';
@@ -15,7 +16,8 @@ const SECURITY: Record<Auth, SecurityScheme[]> = {
   transactional: ['transactionalKey'],
   none: [],
 };
-const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+const JSON_TYPE = 'application/json';
+const MEDIA_TYPES: Record<BodyType, string> = { json: JSON_TYPE, form: 'application/x-www-form-urlencoded' };
 
 const DESCRIPTION = `Herald's HTTP interfaces: the transactional API (\`/v1\`) and the account REST API (\`/v2\`).
 
@@ -23,7 +25,8 @@ Request bodies are validated with the schemas shown here. Keys a schema does not
 (dropped before anything is stored), not refused; \`null\` means absent in send requests and contacts.
 Account API answers use the envelope \`{href, success, data, paging?, sort?}\`, errors
 \`{href, success: false, error: {status, type, userMessage, validationErrors?}}\`; transactional
-errors are \`{success: false, error: {status, type, message, errors?}}\`.`;
+errors are \`{success: false, error: {status, type, message, errors?}}\`. The tracking links (\`/t/…\`) and the
+hosted opt-in's pages answer errors with a small HTML page, as people open them in a browser.`;
 
 interface Components { schemas: Record<string, object>; responses: Record<string, object>; securitySchemes: typeof securitySchemes }
 
@@ -51,6 +54,7 @@ export function buildDocument(operations: OperationSpec[], version: string): obj
 
 function toOperation(operation: OperationSpec, components: Components): object {
   const transactional = isTransactionalPath(operation.path);
+  const shape = errorShape(operation);
   const parameters = [
     ...pathParameters(operation.path),
     ...(operation.listing ? listingParameters(operation.listing.spec, operation.listing.q) : []),
@@ -73,9 +77,9 @@ function toOperation(operation: OperationSpec, components: Components): object {
     ...(operation.upload ? { requestBody: uploadBody(operation.upload) } : {}),
     ...(operation.rawBody ? { requestBody: { required: false, content: { [operation.rawBody.mediaType]: { schema: { type: 'string', description: operation.rawBody.description } } } } } : {}),
     responses: {
-      [operation.status]: success(operation),
-      ...Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, r]) => [status, answer(r.description, r.schema)])),
-      ...Object.fromEntries([...errorStatuses(operation), 'default' as const].map((status) => [status, errorRef(status, transactional, components)])),
+      [operation.status]: success(operation, shape),
+      ...Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, r]) => [status, other(Number(status), r, shape)])),
+      ...Object.fromEntries([...errorStatuses(operation), 'default' as const].map((status) => [status, errorRef(status, shape, components)])),
     },
   };
 }
@@ -102,18 +106,57 @@ function uploadBody(upload: { field: string; mediaType: string }) {
   };
 }
 
-function success(operation: OperationSpec) {
+const isRedirect = (status: number) => status >= 300 && status < 400;
+/** A redirect's answer is its Location; the body is empty. */
+const redirect = (description: string) => ({ description, headers: { Location: { description: 'Where the redirect goes.', schema: { type: 'string' } } } });
+
+function success(operation: OperationSpec, shape: ErrorShape) {
+  if (isRedirect(operation.status)) return redirect(operation.response);
   const schema = operation.responseSchema ?? ref(operation.listing ? 'PageEnvelope' : 'Envelope');
   const headers = operation.location ? { Location: { description: 'The path of the new resource.', schema: { type: 'string' } } } : undefined;
-  return answer(operation.response, schema, headers, operation.responseMediaType);
+  const mediaType = operation.responseMediaType ?? mediaTypeOf(schema);
+  // A route that answers browsers with pages gives them its success as a page too (the opt-in's submit).
+  const page = shape === 'account-or-page' && mediaType === JSON_TYPE ? { 'text/html': { schema: PAGE_ANSWER } } : {};
+  return { description: operation.response, ...(headers ? { headers } : {}), content: { [mediaType]: { schema }, ...page } };
 }
 
-function answer(description: string, schema: object | undefined, headers?: object, mediaType = 'application/json') {
+/** Another answer of the operation (a 303, a 410); without a schema of its own, a page route's error status is a page. */
+function other(status: number, r: { description: string; schema?: object }, shape: ErrorShape) {
+  if (isRedirect(status) && !r.schema) return redirect(r.description);
+  if (!r.schema && status >= 400 && shape === 'page') return answer(r.description, PAGE_ANSWER, undefined, 'text/html');
+  return answer(r.description, r.schema, undefined, r.schema ? mediaTypeOf(r.schema) : undefined);
+}
+
+/** A string schema naming its `contentMediaType` is a document of that type (a page, the pixel), not JSON. */
+function mediaTypeOf(schema: object): string {
+  const { type, contentMediaType } = schema as { type?: unknown; contentMediaType?: unknown };
+  return type === 'string' && typeof contentMediaType === 'string' ? contentMediaType : JSON_TYPE;
+}
+
+function answer(description: string, schema: object | undefined, headers?: object, mediaType = JSON_TYPE) {
   return {
     description,
     ...(headers ? { headers } : {}),
     ...(schema ? { content: { [mediaType]: { schema } } } : {}),
   };
+}
+
+/**
+ * How the operation's errors come. The tracking links (api/tracking/router.ts) answer every
+ * error with a page, people open them in a browser; so do the hosted opt-in's pages
+ * (api/optin/router.ts), whose form submit, which answers JSON to the original's script, gives
+ * pages to a browser (`Accept: text/html`, or `reply=html`). Everything else answers JSON in its
+ * interface's shape (api/render.ts). test/integration/openapi.test.ts checks this against the
+ * answers themselves.
+ */
+function errorShape(operation: OperationSpec): ErrorShape {
+  if (isTransactionalPath(operation.path)) return 'transactional';
+  if (operation.path.startsWith('/t/')) return 'page';
+  if (operation.path.startsWith('/v2/optin/')) {
+    const answersJson = !operation.responseMediaType && mediaTypeOf(operation.responseSchema ?? {}) === JSON_TYPE;
+    return answersJson ? 'account-or-page' : 'page';
+  }
+  return 'account';
 }
 
 /** The error answers every such operation can give, besides its own. */
@@ -127,9 +170,11 @@ function errorStatuses(operation: OperationSpec): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
+const SHAPE_NAMES: Record<ErrorShape, string> = { transactional: 'Transactional', account: 'Account', page: 'Page', 'account-or-page': 'AccountOrPage' };
+
 /** Error answers are shared components: one per status and shape. */
-function errorRef(status: number | 'default', transactional: boolean, components: Components) {
-  const name = `${transactional ? 'Transactional' : 'Account'}Error${status === 'default' ? 'Default' : status}`;
-  components.responses[name] ??= errorResponse(status, transactional);
+function errorRef(status: number | 'default', shape: ErrorShape, components: Components) {
+  const name = `${SHAPE_NAMES[shape]}Error${status === 'default' ? 'Default' : status}`;
+  components.responses[name] ??= errorResponse(status, shape);
   return { $ref: `#/components/responses/${name}` };
 }

@@ -163,6 +163,41 @@ describe('GET /v2/openapi.json', () => {
       'required', 'required_at_least_one', 'max_length_exceeded', 'too_many_items', 'invalid_value',
     ]);
   });
+
+  it('says what the tracking links and the hosted opt-in answer: their errors are HTML pages', async () => {
+    const { account } = await herald.newAccount();
+    /** The media types the document gives for an operation's answer of `status`, its $ref resolved. */
+    const documented = (id: string, status: number): string[] => {
+      const answer = operation(id).responses[String(status)];
+      const resolved = answer.$ref ? document.components.responses[String(answer.$ref).split('/').pop()!] : answer;
+      return Object.keys(resolved.content ?? {});
+    };
+    const html = { accept: 'text/html' };
+    const cases: Array<[id: string, method: string, path: string, headers?: Record<string, string>]> = [
+      ['trackOpen', 'GET', '/t/o/forged'],
+      ['trackClick', 'GET', '/t/c/forged'],
+      ['viewOnline', 'GET', '/t/v/forged'],
+      ['shareMessage', 'GET', '/t/s/facebook/forged'],
+      ['unsubscribePage', 'GET', '/t/u/forged'],
+      ['unsubscribe', 'POST', '/t/u/forged'],
+      ['getOptinForm', 'GET', `/v2/optin/${account}/999`],
+      ['submitOptin', 'POST', `/v2/optin/${account}/999`],
+      ['submitOptin', 'POST', `/v2/optin/${account}/999`, html],
+      ['getOptinConfirmation', 'GET', `/v2/optin/${account}/999/confirm?token=unknown`],
+      ['confirmOptin', 'POST', `/v2/optin/${account}/999/confirm`],
+    ];
+    for (const [id, method, route, headers] of cases) {
+      const response = await fetch(`${herald.baseUrl}${route}`, { method, headers });
+      const type = response.headers.get('content-type')?.split(';')[0];
+      expect([id, response.status, documented(id, 404)]).toEqual([id, 404, expect.arrayContaining([type])]);
+    }
+    for (const id of ['trackOpen', 'trackClick', 'viewOnline', 'shareMessage', 'unsubscribePage', 'unsubscribe', 'getOptinForm', 'confirmOptin']) {
+      expect([id, documented(id, 404)]).toEqual([id, ['text/html']]);
+    }
+    expect(documented('submitOptin', 404)).toEqual(['application/json', 'text/html']);
+    expect(Object.keys(operation('trackOpen').responses['200'].content)).toEqual(['image/gif']);
+    expect(operation('trackClick').responses['302']).toEqual({ description: expect.any(String), headers: { Location: expect.any(Object) } });
+  });
 });
 
 /** Pointers to the schemas of parameters, bodies, answers and headers (values under a `schema` key). */
