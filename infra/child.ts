@@ -1,6 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { onExit } from 'signal-exit';
 
 export interface ChildHandle {
   name: string;
@@ -23,6 +24,27 @@ export interface ChildOptions {
   logFile: string;
 }
 
+/** Helpers still running, ended with their owner (see endWithOwner). */
+const running = new Set<ChildProcess>();
+let ownerWatched = false;
+
+/**
+ * A helper runs in a process group of its own, so a Ctrl-C in the terminal reaches only its
+ * owner: `npm start` stops its helpers itself, in order (API, SMTP and worker first, the store
+ * last) and tells that stop from a crash. An owner that exits, or dies of a signal it does not
+ * handle (a test run, the CLI), takes its helpers along: signal-exit runs this on both, and
+ * leaves a signal alone when the owner handles it.
+ */
+function endWithOwner(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  if (ownerWatched) return;
+  ownerWatched = true;
+  onExit(() => {
+    for (const helper of running) helper.kill('SIGTERM');
+  });
+}
+
 /** Starts a long-running helper process whose output goes to a log file. */
 export function startChild(options: ChildOptions): ChildHandle {
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
@@ -31,6 +53,8 @@ export function startChild(options: ChildOptions): ChildHandle {
     cwd: options.cwd,
     env: options.env ?? process.env,
     stdio: ['ignore', out, out],
+    // Its own process group (see endWithOwner); on Windows `detached` would open a console instead.
+    detached: process.platform !== 'win32',
   });
   fs.closeSync(out);
   let exited = child.exitCode !== null;
@@ -38,6 +62,7 @@ export function startChild(options: ChildOptions): ChildHandle {
     child.once('exit', (code, signal) => { exited = true; resolve({ code, signal }); });
     child.once('error', () => { exited = true; resolve({ code: null, signal: null }); });
   });
+  if (child.pid !== undefined) endWithOwner(child);
   return {
     name: options.name,
     process: child,

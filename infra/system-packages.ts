@@ -1,0 +1,66 @@
+// The system (Debian) packages the tests need beyond npm packages and .tools/: a real client
+// or browser a test drives. `npm test` brings them through the setup step (setup-main.ts).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { findExecutable } from './executables';
+
+const execFileAsync = promisify(execFile);
+
+export interface SystemPackage {
+  /** The command a test runs, looked for on PATH. */
+  command: string;
+  /** The Debian package that provides it. */
+  debian: string;
+  /** Which tests use it, for the message when it cannot be installed. */
+  usedBy: string;
+}
+
+/** One line per package: a later browser is one more line. */
+export const TEST_SYSTEM_PACKAGES: readonly SystemPackage[] = [
+  { command: 'swaks', debian: 'swaks', usedBy: 'the SMTP submission tests (one of their three real clients)' },
+  // Usually present already (ca-certificates, which the JDK pulls in, depends on it).
+  { command: 'openssl', debian: 'openssl', usedBy: 'the SMTP STARTTLS test (a throwaway certificate)' },
+];
+
+/** The packages whose command is not on PATH. */
+export function missingSystemPackages(packages: readonly SystemPackage[] = TEST_SYSTEM_PACKAGES): SystemPackage[] {
+  return packages.filter((p) => !findExecutable(p.command));
+}
+
+/**
+ * Installs the missing ones with apt-get when running as root on a system that has it; otherwise
+ * throws a message naming each package and the command that installs it. Quick when all are present.
+ */
+export async function installSystemPackages(packages: readonly SystemPackage[] = TEST_SYSTEM_PACKAGES): Promise<SystemPackage[]> {
+  const missing = missingSystemPackages(packages);
+  if (missing.length === 0) return [];
+  const names = missing.map((p) => p.debian);
+  const apt = findExecutable('apt-get');
+  if (!apt || process.getuid?.() !== 0) {
+    const list = missing.map((p) => `  ${p.command} (Debian package "${p.debian}"), used by ${p.usedBy}`).join('\n');
+    const how = apt
+      ? `Install as root: sudo apt-get install ${names.join(' ')}`
+      : `Install ${names.length > 1 ? 'them' : 'it'} with your system's package manager (Debian/Ubuntu: apt-get install ${names.join(' ')})`;
+    throw new Error(`The tests need commands that are not installed:\n${list}\n${how}, then run the tests again.`);
+  }
+  console.log(`setup: installing ${names.join(', ')} with apt-get (needed by the tests)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await run(apt, ['update', '-qq'], env);
+  await run(apt, ['install', '-y', '-qq', ...names], env);
+  const still = missingSystemPackages(missing);
+  if (still.length > 0) {
+    throw new Error(`apt-get installed ${names.join(' ')}, but ${still.map((p) => p.command).join(', ')} is still not on PATH (${process.env.PATH}).`);
+  }
+  return missing;
+}
+
+/** Runs apt-get quietly; on failure its last lines say what went wrong (a dpkg lock, no network). */
+async function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    await execFileAsync(command, args, { env, maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    const output = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+    throw new Error(`${command} ${args.join(' ')} failed: ${e.message.split('\n')[0]}\n${output}`);
+  }
+}
