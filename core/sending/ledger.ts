@@ -8,7 +8,23 @@
 // harmless, since a resend's event has the same track_id and is skipped.
 import { recordEvents } from '../tracking/events';
 import { metrics } from '../../adapters/metrics/registry';
-import { insertSkippingDuplicates, type MessageDoc, type Store } from '../../adapters/store/store';
+import { insertSkippingDuplicates, type EventDoc, type MessageDoc, type Store } from '../../adapters/store/store';
+import { messageIdOf, type PlannedMessage } from './plan';
+
+/** A ledger row: the message's outcome with its event (its Message-ID derived from its mail_id). */
+export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc, mtaHost: string): MessageDoc {
+  return {
+    _id: message.mailId,
+    account: message.subject.account,
+    requestId: message.requestId,
+    email: message.email,
+    messageId: messageIdOf(message.mailId, mtaHost),
+    status,
+    relayResponse,
+    sentAt: new Date(event.timestamp),
+    event,
+  };
+}
 
 interface Waiter { resolve: () => void; reject: (error: unknown) => void }
 
