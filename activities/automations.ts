@@ -2,23 +2,18 @@
 // thin adapters over the run records (core/automations/runs.ts) and the email steps
 // (core/automations/email-step.ts, through the send engine).
 import { Context } from '@temporalio/activity';
-import { defaultBounceDomain } from '../core/bounces/return-path';
 import { createEmailSteps } from '../core/automations/email-step';
 import { createAutomationRunRecords } from '../core/automations/runs';
-import type { Store } from '../adapters/store/store';
-import type { RelaySender } from '../adapters/relay/transport';
 import type {
   AutomationRunEnd, AutomationRunInput, AutomationStepInput, AutomationStepOutcome, AutomationStepPlan, TriggerAutomationInput, TriggerMatch,
 } from '../adapters/temporal/contracts';
-import { asActivity, sendControls } from './adapter';
+import { asActivity, engineDeps, sendControls, type SendDeps } from './adapter';
 
-export interface AutomationActivityDeps {
-  store: Store; transport: RelaySender; mtaHost: string; publicUrl: string; bounceDomain?: string;
-}
+export type AutomationActivityDeps = SendDeps;
 
 export function createAutomationActivities(deps: AutomationActivityDeps) {
   const records = createAutomationRunRecords(deps.store);
-  const emails = createEmailSteps({ ...deps, bounceDomain: deps.bounceDomain ?? defaultBounceDomain(deps.mtaHost) });
+  const emails = createEmailSteps(engineDeps(deps));
   return {
     /** Creates the event's contact if missing; fixes and returns the active automations whose key equals the event's, with a run record each. */
     matchTriggerEvent: (input: TriggerAutomationInput): Promise<TriggerMatch> => asActivity(() => records.matchTriggerEvent(input)),

@@ -3,25 +3,17 @@
 // transitions of the campaign state machine) and core/campaigns/page-send.ts (a page through
 // the send engine), with the task's progress as heartbeats.
 import { Context } from '@temporalio/activity';
-import { defaultBounceDomain } from '../core/bounces/return-path';
 import { DEFAULT_CAMPAIGN_TUNING, finishLaunch, notePaused, prepareLaunch, settleLaunch, startSending } from '../core/campaigns/launch';
 import { createPageSender } from '../core/campaigns/page-send';
-import type { Store } from '../adapters/store/store';
-import type { RelaySender } from '../adapters/relay/transport';
 import type {
   CampaignLaunchStart, CampaignPageInput, CampaignPageResult, CampaignSendCounts, CampaignTaskInput, CampaignTuning, TaskWorkflowInput,
 } from '../adapters/temporal/contracts';
-import { asActivity, sendControls } from './adapter';
+import { asActivity, engineDeps, sendControls, type SendDeps } from './adapter';
 import { TaskProgress } from './task-progress';
 
 export { DEFAULT_CAMPAIGN_TUNING };
 
-export interface CampaignActivityDeps {
-  store: Store;
-  transport: RelaySender;
-  mtaHost: string;
-  publicUrl: string;
-  bounceDomain?: string;
+export interface CampaignActivityDeps extends SendDeps {
   /** How launches page through their snapshot; tests make pages small and deferral retries quick. */
   campaignTuning?: Partial<CampaignTuning>;
 }
@@ -32,10 +24,7 @@ const MAX_PROGRESS = 100;
 export function createCampaignActivities(deps: CampaignActivityDeps) {
   const { store } = deps;
   const tuning: CampaignTuning = { ...DEFAULT_CAMPAIGN_TUNING, ...deps.campaignTuning };
-  const pages = createPageSender({
-    store, transport: deps.transport, mtaHost: deps.mtaHost, publicUrl: deps.publicUrl,
-    bounceDomain: deps.bounceDomain ?? defaultBounceDomain(deps.mtaHost),
-  });
+  const pages = createPageSender(engineDeps(deps));
   const progresses = new Map<string, TaskProgress>();
 
   function progressOf(input: TaskWorkflowInput): TaskProgress {

@@ -1,28 +1,15 @@
 // The activities of transactional requests (the AccountSender and ScheduledSend workflows): thin
 // adapters over core/transactional/send-requests.ts, which sends through the send engine.
 import { Context } from '@temporalio/activity';
-import { defaultBounceDomain } from '../core/bounces/return-path';
 import { createRequestSender } from '../core/transactional/send-requests';
-import type { Store } from '../adapters/store/store';
-import type { RelaySender } from '../adapters/relay/transport';
 import type { SendOutcome, SendRequestsInput } from '../adapters/temporal/contracts';
-import { asActivity, sendControls } from './adapter';
+import { asActivity, engineDeps, sendControls, type SendDeps } from './adapter';
 
 export { SEND_CONCURRENCY } from '../core/sending/message-loop';
-
-export interface SendDeps {
-  store: Store;
-  transport: RelaySender;
-  /** Host name in Message-IDs and the events' `mta` field. */
-  mtaHost: string;
-  /** Where tracking, online-version and unsubscribe links point (HERALD_PUBLIC_URL). */
-  publicUrl: string;
-  /** The domain of each message's return path (HERALD_BOUNCE_DOMAIN); bounces.<mtaHost> when not given. */
-  bounceDomain?: string;
-}
+export type { SendDeps };
 
 export function createSendActivities(deps: SendDeps) {
-  const requests = createRequestSender({ ...deps, bounceDomain: deps.bounceDomain ?? defaultBounceDomain(deps.mtaHost) });
+  const requests = createRequestSender(engineDeps(deps));
   return {
     /**
      * Sends the requests' messages the ledger does not show as done; `deferred`: requests with

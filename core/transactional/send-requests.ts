@@ -8,7 +8,7 @@ import { trackingSecret } from '../content/tracking/secret';
 import { recordUnsent, type Unsent } from '../sending/give-up';
 import { LedgerWriter } from '../sending/ledger';
 import { sendMessages, type MessageLoopDeps, type OutgoingMessage, type SendControls, type SendLog } from '../sending/message-loop';
-import { mailIdOf, planRequest, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../sending/plan';
+import { mailIdOf, planRequest, plannedMessage, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../sending/plan';
 import { resumeFromLedger } from '../sending/resume';
 import type { SendRequestDoc, Store } from '../../adapters/store/store';
 import type { QueuedSend, SendOutcome, SendRequestsInput } from '../../adapters/temporal/contracts';
@@ -151,10 +151,6 @@ async function cancelledAmong(store: Store, account: string, ids: string[]): Pro
 
 /** A request whose record is gone, as one message: enough to record its soft bounce (no address, nothing to build). */
 function missingRequestMessage(account: string, queued: QueuedSend, mtaHost: string): PlannedMessage {
-  const mailId = mailIdOf(account, queued.requestId, 0);
-  return {
-    mailId, requestId: queued.requestId, email: '', copiesTo: [],
-    subject: { account, batch_id: queued.batchId, mail_id: mailId, email: '', sent_timestamp: new Date(), tags: [], custom_args: {}, mta: mtaHost },
-    raw: () => Buffer.alloc(0),
-  };
+  const { requestId, batchId } = queued;
+  return plannedMessage({ account, requestId, batchId, mailId: mailIdOf(account, requestId, 0), email: '' }, mtaHost, () => Buffer.alloc(0));
 }
