@@ -8,6 +8,7 @@ import {
   type CampaignLaunchInput, type CampaignLaunchState, type CampaignPageInput, type CampaignPageResult, type TaskWorkflowInput,
 } from '../adapters/temporal/contracts';
 import { delayBeforeNextSend, KEPT_DEFERRING, RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
+import { reasonGivenUp } from './send-policy';
 import { runTask } from './task-run';
 
 type Activities = ReturnType<typeof createCampaignActivities>;
@@ -100,8 +101,7 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       try {
         result = await sendCampaignPage(page);
       } catch (error) {
-        if (!(error instanceof ActivityFailure) || isCancellation(error) || endsTheTask(error)) throw error;
-        result = await recordCampaignPageFailed({ ...page, reason: error.cause?.message ?? error.message });
+        result = await recordCampaignPageFailed({ ...page, reason: reasonGivenUp(error, endsTheTask) });
       }
       add(result);
       const gaveUp: number[] = [];

@@ -1,7 +1,7 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import type { ScheduledSendInput } from '../adapters/temporal/contracts';
 import { KEPT_DEFERRING } from '../core/sending/deferral';
-import { sendWhileDeferred } from './deferrals';
+import { sendWhileDeferred } from './send-policy';
 import { recordCancelled, recordUnsentAsFailed, sendAttempt } from './send-attempts';
 
 /**

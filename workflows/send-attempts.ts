@@ -1,9 +1,10 @@
 // What both send workflows do with a set of requests: one attempt through the sendRequests
 // activity (whose own retries cover relay trouble), and what to record when it gives up.
-import { ActivityFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import { log, proxyActivities } from '@temporalio/workflow';
 import type { createSendActivities } from '../activities/sending';
 import type { QueuedSend } from '../adapters/temporal/contracts';
 import { RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
+import { reasonGivenUp } from './send-policy';
 
 type Activities = ReturnType<typeof createSendActivities>;
 
@@ -35,8 +36,7 @@ export async function sendAttempt(account: string, requests: QueuedSend[], backl
     const outcome = await sendRequests.executeWithOptions({ summary: summary.slice(0, 400) }, [{ account, requests, ...(backlog === undefined ? {} : { backlog }) }]);
     return outcome.deferred;
   } catch (error) {
-    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    const reason = error.cause?.message ?? error.message;
+    const reason = reasonGivenUp(error);
     log.warn('sending gave up after retries; recording the unsent messages as failed', { account, requests: requests.length, reason });
     await recordUnsentAsFailed({ account, requests, reason });
     return [];

@@ -1,5 +1,5 @@
 import {
-  ActivityFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy,
+  CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { createAutomationActivities } from '../activities/automations';
 import { KEPT_DEFERRING, RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
@@ -7,7 +7,7 @@ import {
   searchAttributeKeys, workflowIds,
   type AutomationRunInput, type AutomationRunState, type TriggerAutomationInput,
 } from '../adapters/temporal/contracts';
-import { sendWhileDeferred } from './deferrals';
+import { reasonGivenUp, sendWhileDeferred } from './send-policy';
 
 type Activities = ReturnType<typeof createAutomationActivities>;
 
@@ -16,7 +16,7 @@ const { matchTriggerEvent, beginAutomationRun, finishAutomationRun, recordAutoma
   retry: { maximumInterval: '30 seconds' },
 });
 // One message, as every sender sends: relay trouble is retried with backoff (RELAY_TROUBLE_RETRY)
-// and a deferral (4xx) sent again by the one deferral policy (./deferrals.ts); when either runs
+// and a deferral (4xx) sent again by the one deferral policy (./send-policy.ts); when either runs
 // out, the message is recorded as failed (a soft bounce) and the run ends failed.
 const { sendAutomationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -78,8 +78,7 @@ export async function AutomationRun(input: AutomationRunInput): Promise<Automati
         if (gaveUp) reason = KEPT_DEFERRING;
         else if (last === 'exited') state = 'exited';
       } catch (error) {
-        if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-        reason = error.cause?.message ?? error.message;
+        reason = reasonGivenUp(error);
       }
       if (reason !== undefined) {
         await recordAutomationEmailFailed({ ...input, step, reason });
