@@ -25,6 +25,15 @@ const HEARTBEAT_EVERY_MS = 2000;
 /** How often a sending attempt looks in the store for a cancellation (its `poll`). */
 const POLL_EVERY_MS = 1000;
 
+/** One message to send, with the envelope sender whose domain DKIM signs for. */
+export interface OutgoingMessage {
+  message: PlannedMessage;
+  sender: string;
+  /** Sent whatever the suppression list says (Herald's own opt-in confirmation). */
+  ignoreSuppression?: boolean;
+}
+
+/** What the loop sends with: the store (ledger, suppressions, DKIM keys) and the relay. */
 export interface MessageLoopDeps {
   store: Store;
   transport: RelaySender;
@@ -32,14 +41,6 @@ export interface MessageLoopDeps {
   mtaHost: string;
   /** The domain of each message's return path. */
   bounceDomain: string;
-}
-
-/** One message to send, with the envelope sender whose domain DKIM signs for. */
-export interface OutgoingMessage {
-  message: PlannedMessage;
-  sender: string;
-  /** Sent whatever the suppression list says (Herald's own opt-in confirmation). */
-  ignoreSuppression?: boolean;
 }
 
 /** Where the engine reports what an operator should see (the activity's logger). */
