@@ -9,7 +9,7 @@ const sandboxForbidden = [
   'mongodb', 'nodemailer', 'handlebars', 'mjml', 'koa', '@koa/*', 'smtp-server', 'pino', 'mailparser',
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
   '../activities/*', '../infra/*', '../api/*',
-  // core/ is out of bounds but for the deferral policy: pure, shared with the activities' side.
+  // core/ is out of bounds but for the deferral policy (core/sending/deferral.ts): pure, no I/O.
   '../core/*', '!../core/sending', '../core/sending/*', '!../core/sending/deferral',
   '!../adapters/temporal/contracts',
 ];
