@@ -1,6 +1,4 @@
 // Every activity the worker registers, each group built from the dependencies it needs.
-import type { Store } from '../adapters/store/store';
-import type { RelaySender } from '../adapters/relay/transport';
 import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
@@ -10,9 +8,8 @@ import { createSendActivities } from './sending';
 import { withGatheringBacklog } from './send-metrics';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
-export interface ActivityDeps extends WebhookActivityDeps, Pick<CampaignActivityDeps, 'campaignTuning'> {
-  store: Store; transport: RelaySender; mtaHost: string; publicUrl: string; bounceDomain?: string;
-}
+/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?) and the webhooks'. */
+export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps {}
 
 export function createActivities(deps: ActivityDeps) {
   return {

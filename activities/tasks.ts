@@ -1,12 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ACTIVE_STATES, endTask, updateActiveTask } from '../core/tasks/tasks';
-import type { Store, TaskDoc } from '../adapters/store/store';
+import { endTask, TASK_NOT_ACTIVE, updateActiveTask } from '../core/tasks/tasks';
+import type { Store } from '../adapters/store/store';
 import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 
-/** The failure type a task's activity throws when the task is no longer active (cancelled, or deleted). */
-export const TASK_NOT_ACTIVE = 'TaskNotActive';
-/** The failure type for input the task cannot work with (a bad file, a list that is gone): not retried. */
-export const TASK_INPUT_ERROR = 'TaskInputError';
+export { TASK_INPUT_ERROR, TASK_NOT_ACTIVE } from '../core/tasks/tasks';
 
 /** What every task workflow does at its start and its end, whatever the task is. */
 export function createTaskActivities({ store }: { store: Store }) {
@@ -22,13 +19,4 @@ export function createTaskActivities({ store }: { store: Store }) {
       await endTask(store, input.account, input.taskId, input);
     },
   };
-}
-
-/** The task's record for an activity that works on it; a task that is gone or no longer active stops the work. */
-export async function activeTask(store: Store, input: TaskWorkflowInput): Promise<TaskDoc> {
-  const task = await store.tasks.findOne({ _id: `${input.account}:${input.taskId}`, account: input.account });
-  if (!task || !ACTIVE_STATES.includes(task.state)) {
-    throw ApplicationFailure.nonRetryable(`task ${input.taskId} is no longer active`, TASK_NOT_ACTIVE);
-  }
-  return task;
 }

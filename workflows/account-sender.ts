@@ -4,7 +4,8 @@ import {
 import {
   searchAttributeKeys, SEND_SIGNAL, type AccountSenderInput, type DeferredSend, type QueuedSend,
 } from '../adapters/temporal/contracts';
-import { deferredDelayMs, MAX_DEFERRED_SENDS, recordUnsentAsFailed, sendAttempt } from './send-attempts';
+import { delayBeforeNextSend, KEPT_DEFERRING } from '../core/sending/deferral';
+import { recordUnsentAsFailed, sendAttempt } from './send-attempts';
 
 /** Requests accepted together come in one signal. */
 const sendSignal = defineSignal<[QueuedSend[]]>(SEND_SIGNAL);
@@ -60,11 +61,12 @@ export async function AccountSender(input: AccountSenderInput): Promise<void> {
     for (const request of requests.filter((r) => again.has(r.requestId))) {
       const attempt = (attempts.get(request.requestId) ?? 0) + 1;
       attempts.set(request.requestId, attempt);
-      if (attempt >= MAX_DEFERRED_SENDS) {
+      const delay = delayBeforeNextSend(attempt);
+      if (delay === null) {
         attempts.delete(request.requestId);
-        await recordUnsentAsFailed({ account, requests: [request], reason: 'the relay kept deferring the recipient' });
+        await recordUnsentAsFailed({ account, requests: [request], reason: KEPT_DEFERRING });
       } else {
-        deferred.push({ ...request, attempt, dueAt: now + deferredDelayMs(attempt) });
+        deferred.push({ ...request, attempt, dueAt: now + delay });
         deferrals += 1;
       }
     }

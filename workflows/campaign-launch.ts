@@ -7,6 +7,8 @@ import {
   CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL,
   type CampaignLaunchInput, type CampaignLaunchState, type CampaignPageInput, type CampaignPageResult, type TaskWorkflowInput,
 } from '../adapters/temporal/contracts';
+import { delayBeforeNextSend, KEPT_DEFERRING, RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
+import { reasonGivenUp } from './send-policy';
 import { runTask } from './task-run';
 
 type Activities = ReturnType<typeof createCampaignActivities>;
@@ -21,14 +23,14 @@ const { startCampaignSending } = proxyActivities<Activities>({
   heartbeatTimeout: '1 minute',
   retry: { maximumInterval: '1 minute', maximumAttempts: 5 },
 });
-// As transactional sends (workflows/send-attempts.ts): relay trouble is retried with backoff for
-// about a quarter of an hour, then the page's unsent messages are recorded as failed. A page
+// As transactional sends (workflows/send-attempts.ts): relay trouble is retried with backoff
+// (RELAY_TROUBLE_RETRY), then the page's unsent messages are recorded as failed. A page
 // heartbeats every 2 s: 10 s without one means its worker is gone, and the retry resumes from
 // the ledger. A cancelled workflow waits for its page to stop (it does within a second).
 const { sendCampaignPage } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+  retry: RELAY_TROUBLE_RETRY,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
@@ -39,8 +41,6 @@ const resumeSignal = defineSignal(CAMPAIGN_RESUME_SIGNAL);
 const MAX_DEFERRED_WAITING = 5000;
 /** A run continues as new well before Temporal's 51,200-event history limit. */
 const MAX_HISTORY_EVENTS = 10_000;
-/** The longest wait before a deferred recipient's next send. */
-const MAX_DEFERRED_DELAY_MS = 300_000;
 
 /** The task's end, decided by an activity: not a failure to record as failed recipients. */
 const endsTheTask = (error: ActivityFailure) => error.cause instanceof ApplicationFailure
@@ -79,6 +79,8 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
   /** Every page of the snapshot from state.next, and the deferred recipients until none is left. */
   async function sendPages(state: CampaignLaunchState): Promise<void> {
     const { tuning, campaignId, round } = state;
+    /** The one deferral policy, with the worker's tuning (tests make its waits short). */
+    const deferral = { sends: tuning.deferredSends, firstDelayMs: tuning.deferredFirstDelayMs };
     let inFlight = 0;
     let finished = 0;
     let pagesThisRun = 0;
@@ -99,17 +101,17 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       try {
         result = await sendCampaignPage(page);
       } catch (error) {
-        if (!(error instanceof ActivityFailure) || isCancellation(error) || endsTheTask(error)) throw error;
-        result = await recordCampaignPageFailed({ ...page, reason: error.cause?.message ?? error.message });
+        result = await recordCampaignPageFailed({ ...page, reason: reasonGivenUp(error, endsTheTask) });
       }
       add(result);
       const gaveUp: number[] = [];
       for (const seq of result.deferred) {
         const count = (sends.get(seq) ?? 0) + 1;
-        if (count >= tuning.deferredSends) gaveUp.push(seq);
-        else state.deferred.push({ seq, sends: count, dueAt: Date.now() + Math.min(tuning.deferredFirstDelayMs * 2 ** (count - 1), MAX_DEFERRED_DELAY_MS) });
+        const delay = delayBeforeNextSend(count, deferral);
+        if (delay === null) gaveUp.push(seq);
+        else state.deferred.push({ seq, sends: count, dueAt: Date.now() + delay });
       }
-      if (gaveUp.length > 0) add(await recordCampaignPageFailed({ ...pageOf(0, 0, gaveUp), reason: 'the relay kept deferring the recipient' }));
+      if (gaveUp.length > 0) add(await recordCampaignPageFailed({ ...pageOf(0, 0, gaveUp), reason: KEPT_DEFERRING }));
     };
     const start = (page: CampaignPageInput, sends = new Map<number, number>()) => {
       inFlight += 1;

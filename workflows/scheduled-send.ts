@@ -1,6 +1,8 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import type { ScheduledSendInput } from '../adapters/temporal/contracts';
-import { deferredDelayMs, MAX_DEFERRED_SENDS, recordCancelled, recordUnsentAsFailed, sendAttempt } from './send-attempts';
+import { KEPT_DEFERRING } from '../core/sending/deferral';
+import { sendWhileDeferred } from './send-policy';
+import { recordCancelled, recordUnsentAsFailed, sendAttempt } from './send-attempts';
 
 /**
  * One request with a launch_date in the future: a durable timer until then (any horizon, through
@@ -14,15 +16,8 @@ export async function ScheduledSend(input: ScheduledSendInput): Promise<void> {
   try {
     const wait = Date.parse(input.launchAt) - Date.now();
     if (wait > 0) await sleep(wait);
-    for (let sends = 1; ; sends += 1) {
-      const deferred = await sendAttempt(account, requests);
-      if (deferred.length === 0) return;
-      if (sends >= MAX_DEFERRED_SENDS) {
-        await recordUnsentAsFailed({ account, requests, reason: 'the relay kept deferring the recipient' });
-        return;
-      }
-      await sleep(deferredDelayMs(sends));
-    }
+    const { gaveUp } = await sendWhileDeferred(() => sendAttempt(account, requests), (deferred) => deferred.length > 0);
+    if (gaveUp) await recordUnsentAsFailed({ account, requests, reason: KEPT_DEFERRING });
   } catch (error) {
     if (!isCancellation(error)) throw error;
     await CancellationScope.nonCancellable(() => recordCancelled({ account, requests }));

@@ -1,34 +1,29 @@
 // What both send workflows do with a set of requests: one attempt through the sendRequests
 // activity (whose own retries cover relay trouble), and what to record when it gives up.
-import { ActivityFailure, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import { log, proxyActivities } from '@temporalio/workflow';
 import type { createSendActivities } from '../activities/sending';
 import type { QueuedSend } from '../adapters/temporal/contracts';
+import { RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
+import { reasonGivenUp } from './send-policy';
 
 type Activities = ReturnType<typeof createSendActivities>;
 
-// Transient relay trouble is retried with backoff for about a quarter of an hour; after that the
-// messages not yet sent are recorded as failed, so accepted work always ends in an event. The
+// Transient relay trouble is retried with backoff (RELAY_TROUBLE_RETRY: about a quarter of an
+// hour); after that the messages not yet sent are recorded as failed, so accepted work always
+// ends in an event. The
 // activity heartbeats every 2 s while it works: 10 s without one means its worker is gone, and
 // the retry (on a live worker) resumes sending within about 10 s. It also learns of a
 // cancellation through its heartbeats, and stops before its next message.
 const { sendRequests } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+  retry: RELAY_TROUBLE_RETRY,
 });
 
 export const { recordUnsentAsFailed, recordCancelled } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumInterval: '1 minute' },
 });
-
-/** Sends of a request whose relay keeps deferring recipients (4xx): then its unsent messages soft-bounce. */
-export const MAX_DEFERRED_SENDS = 10;
-
-/** The wait before the next send of a request deferred `sends` times: 1 s, doubling, at most 5 minutes. */
-export function deferredDelayMs(sends: number): number {
-  return Math.min(1000 * 2 ** (sends - 1), 300_000);
-}
 
 /**
  * One attempt at the requests. Returns the ids of requests with recipients the relay deferred.
@@ -41,8 +36,7 @@ export async function sendAttempt(account: string, requests: QueuedSend[], backl
     const outcome = await sendRequests.executeWithOptions({ summary: summary.slice(0, 400) }, [{ account, requests, ...(backlog === undefined ? {} : { backlog }) }]);
     return outcome.deferred;
   } catch (error) {
-    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    const reason = error.cause?.message ?? error.message;
+    const reason = reasonGivenUp(error);
     log.warn('sending gave up after retries; recording the unsent messages as failed', { account, requests: requests.length, reason });
     await recordUnsentAsFailed({ account, requests, reason });
     return [];

@@ -1,11 +1,13 @@
 import {
-  ActivityFailure, CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy,
+  CancellationScope, isCancellation, ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { createAutomationActivities } from '../activities/automations';
+import { KEPT_DEFERRING, RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
 import {
   searchAttributeKeys, workflowIds,
   type AutomationRunInput, type AutomationRunState, type TriggerAutomationInput,
 } from '../adapters/temporal/contracts';
+import { reasonGivenUp, sendWhileDeferred } from './send-policy';
 
 type Activities = ReturnType<typeof createAutomationActivities>;
 
@@ -13,12 +15,12 @@ const { matchTriggerEvent, beginAutomationRun, finishAutomationRun, recordAutoma
   startToCloseTimeout: '1 minute',
   retry: { maximumInterval: '30 seconds' },
 });
-// One message: relay trouble and deferrals (4xx) are retried with backoff (10 s doubling: 8
-// attempts over about 21 minutes), then the message is recorded as failed (a soft bounce) and
-// the run ends failed.
+// One message, as every sender sends: relay trouble is retried with backoff (RELAY_TROUBLE_RETRY)
+// and a deferral (4xx) sent again by the one deferral policy (./send-policy.ts); when either runs
+// out, the message is recorded as failed (a soft bounce) and the run ends failed.
 const { sendAutomationEmail } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes', maximumAttempts: 8 },
+  retry: RELAY_TROUBLE_RETRY,
 });
 
 /**
@@ -72,11 +74,13 @@ export async function AutomationRun(input: AutomationRunInput): Promise<Automati
         continue;
       }
       try {
-        const outcome = await sendAutomationEmail({ ...input, step });
-        if (outcome === 'exited') state = 'exited';
+        const { last, gaveUp } = await sendWhileDeferred(() => sendAutomationEmail({ ...input, step }), (outcome) => outcome === 'deferred');
+        if (gaveUp) reason = KEPT_DEFERRING;
+        else if (last === 'exited') state = 'exited';
       } catch (error) {
-        if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-        reason = error.cause?.message ?? error.message;
+        reason = reasonGivenUp(error);
+      }
+      if (reason !== undefined) {
         await recordAutomationEmailFailed({ ...input, step, reason });
         state = 'failed';
       }

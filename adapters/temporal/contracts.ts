@@ -133,7 +133,7 @@ export const CAMPAIGN_PAUSE_SIGNAL = 'pause';
 export const CAMPAIGN_RESUME_SIGNAL = 'resume';
 
 /**
- * How a CampaignLaunch works through its snapshot: the worker's settings (activities/campaigns.ts
+ * How a CampaignLaunch works through its snapshot: the worker's settings (core/campaigns/launch.ts
  * has the defaults; tests make pages small and deferral retries quick).
  */
 export interface CampaignTuning {
@@ -143,9 +143,9 @@ export interface CampaignTuning {
   pagesInFlight: number;
   /** A run continues as new after this many pages (or sooner, when Temporal suggests it). */
   pagesPerRun: number;
-  /** Sends of a recipient the relay defers (4xx) before it is recorded as failed (a soft bounce). */
+  /** Sends of a recipient the relay defers (4xx) before it is recorded as failed (a soft bounce): the deferral policy's `sends`. */
   deferredSends: number;
-  /** The wait before a deferred recipient's second send; it doubles for each later one, up to 5 minutes. */
+  /** The wait before a deferred recipient's second send (the deferral policy's `firstDelayMs`); it doubles for each later one. */
   deferredFirstDelayMs: number;
 }
 
@@ -211,10 +211,11 @@ export interface AutomationStepInput extends AutomationRunInput { step: number }
 
 /**
  * What an email step did: `sent`, `dropped` (unsubscribed or suppressed: a track.mail.dropped),
- * `failed` (the relay refused it: a bounce event), or `exited`: the automation was deactivated
- * (or deleted) since the run began, so nothing was sent and the run stops.
+ * `failed` (the relay refused it: a bounce event), `deferred` (the relay answered 4xx: no ledger
+ * row, the workflow sends it again), or `exited`: the automation was deactivated (or deleted)
+ * since the run began, so nothing was sent and the run stops.
  */
-export type AutomationStepOutcome = 'sent' | 'dropped' | 'failed' | 'exited';
+export type AutomationStepOutcome = 'sent' | 'dropped' | 'failed' | 'deferred' | 'exited';
 
 /** How a run ended: every step done, stopped by a deactivation, or an email step that could not be sent. */
 export type AutomationRunState = 'running' | 'completed' | 'exited' | 'failed';

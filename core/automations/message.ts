@@ -1,16 +1,14 @@
-// An automation's email step made into one message, with the machinery campaigns and
-// transactional requests use: the step is a transactional send body (tracking as the transactional
-// defaults: opens and clicks tracked), compiled by the transactional renderer (its cache is by
-// source: every run of an automation shares one compilation) and spliced into its MIME skeleton
-// (core/sending/mime-splice.ts). The model is the event's context with the contact beside it:
+// An automation's email step made into one message with the send engine's planning
+// (core/sending/plan.ts), as campaigns and transactional requests are: the step is a transactional
+// send body (tracking as the transactional defaults: opens and clicks tracked), compiled by the
+// transactional renderer (its cache is by source: every run of an automation shares one
+// compilation) and spliced into its MIME skeleton. The model is the event's context with the contact beside it:
 // `{...context, contact}` (core/campaigns/contact-model.ts), so `${contact.*}` wins over a
 // context key named `contact`.
-import type { EventSubject } from '../tracking/events';
-import { buildSkeleton } from '../sending/mime-splice';
 import type { AutomationEmailStep, FieldDoc, TriggerEventDoc } from '../../adapters/store/store';
 import type { Model } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
-import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../sending/plan';
+import { bodySkeleton, composeCopy, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { contactModel, displayName, fieldNamesOf, type ModelContact } from '../campaigns/contact-model';
 import { AUTOMATION_MAIL_TYPE, automationBatchId, automationMailId, automationRequestId } from './model';
@@ -34,12 +32,8 @@ export function identityOf(ref: AutomationMessageRef): MessageIdentity {
  * The message without its content: ids and the subject of its events. What a dropped or failed
  * outcome records (its content is never built); `raw` throws.
  */
-export function automationMessage(ref: AutomationMessageRef, mtaHost: string): PlannedMessage {
-  const { mailId, requestId, batchId, email, account } = identityOf(ref);
-  const subject: EventSubject = {
-    account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: new Date(), tags: ref.tags, custom_args: {}, mta: mtaHost, mail_type: AUTOMATION_MAIL_TYPE,
-  };
-  return { mailId, requestId, email, copiesTo: [], subject, raw: () => { throw new Error('this message has no content'); } };
+export function automationMessage(ref: AutomationMessageRef, mtaHost: string, raw = (): Buffer => { throw new Error('this message has no content'); }): PlannedMessage {
+  return plannedMessage(identityOf(ref), mtaHost, raw, { tags: ref.tags, mail_type: AUTOMATION_MAIL_TYPE });
 }
 
 /** The event's context as stored (one JSON string); anything but an object is an empty context. */
@@ -92,20 +86,6 @@ export async function buildAutomationEmail(
 ): Promise<{ message: PlannedMessage; sender: string }> {
   const { mtaHost, links } = context;
   const { body, recipient, copy } = renderAutomationCopy(step, ref, contact, model, links);
-  const skeleton = await buildSkeleton({
-    from: formatAddress(body.from),
-    replyTo: body.reply_to && formatAddress(body.reply_to),
-    hasHtml: true,
-    hasText: body.content.text !== undefined,
-  });
-  const message = automationMessage(ref, mtaHost);
-  const raw = skeleton.build({
-    to: formatAddress(recipient.to),
-    subject: copy.subject,
-    messageId: messageIdOf(message.mailId, mtaHost),
-    html: copy.html,
-    text: copy.text,
-    headers: listUnsubscribeOf(copy.tokens),
-  });
-  return { message: { ...message, raw: () => raw }, sender: body.from.email };
+  const raw = composeCopy(await bodySkeleton(body), recipient, copy, messageIdOf(identityOf(ref).mailId, mtaHost));
+  return { message: automationMessage(ref, mtaHost, () => raw), sender: body.from.email };
 }

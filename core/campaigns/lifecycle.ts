@@ -1,21 +1,20 @@
-// A campaign's launch and what changes it while it runs: launch (a CAMPAIGN_LAUNCH task and its
-// CampaignLaunch workflow), stop, pause, resume, cancel, and resend to the recipients whose send
-// failed. Each change is one conditional write on the campaign (its state decides, so two
-// concurrent requests cannot both win); the workflow is told afterwards, and every write the
-// workflow makes is conditional on the campaign still being its launch's (launch.taskId).
+// A campaign's launch and what changes it while it runs, as the API asks: launch (a
+// CAMPAIGN_LAUNCH task and its CampaignLaunch workflow), stop, pause, resume, cancel, and resend
+// to the recipients whose send failed. Each change is one transition of the state machine
+// (./state-machine.ts: a conditional write, so two concurrent requests cannot both win); the
+// workflow is told afterwards, and every write the workflow makes is conditional on the campaign
+// still being its launch's (launch.taskId).
 import { errors } from '../shared/errors';
-import type { CampaignDoc, CampaignState, Store, TaskDoc } from '../../adapters/store/store';
+import type { CampaignDoc, Store, TaskDoc } from '../../adapters/store/store';
 import { ACTIVE_STATES, findTask, launchTask, updateActiveTask, type TaskDeps } from '../tasks/tasks';
 import { isTemporalFault, requestWorkflowCancel, signalWorkflow } from '../../adapters/temporal/client';
 import { CAMPAIGN_PAUSE_SIGNAL, CAMPAIGN_RESUME_SIGNAL } from '../../adapters/temporal/contracts';
+import { findCampaign } from './campaigns';
 import { LAUNCHED_STATES } from './model';
+import * as states from './state-machine';
 
 /** Who starts a launch or a resend, and the path that asked (the task's owner and request). */
 export interface LaunchRequest { owner: { id: number; username: string }; request: string }
-
-const STOPPABLE: readonly CampaignState[] = ['SCHEDULED', 'PENDING_APPROVAL'];
-
-const byId = (campaign: CampaignDoc) => ({ _id: campaign._id, account: campaign.account });
 
 /**
  * DRAFT → SCHEDULED (launchDate: the given instant, or now), then the task (QUEUED) and its
@@ -25,11 +24,7 @@ const byId = (campaign: CampaignDoc) => ({ _id: campaign._id, account: campaign.
 export async function launchCampaign(deps: TaskDeps, campaign: CampaignDoc, launch: LaunchRequest & { launchDate: Date | null }): Promise<TaskDoc> {
   const { store } = deps;
   const launchDate = launch.launchDate ?? new Date();
-  const scheduled = await store.campaigns.findOneAndUpdate(
-    { ...byId(campaign), state: 'DRAFT' },
-    { $set: { state: 'SCHEDULED', launchDate, lastModified: new Date() } },
-    { returnDocument: 'after' },
-  );
+  const scheduled = await states.schedule(store, campaign, launchDate);
   if (!scheduled) throw await refused(store, campaign, 'launched');
   try {
     return await launchTask(deps, {
@@ -42,32 +37,17 @@ export async function launchCampaign(deps: TaskDeps, campaign: CampaignDoc, laun
       campaignId: campaign.id,
       cancellable: true,
       // The launch is on the campaign before its workflow starts: the workflow acts only on a campaign that names its task.
-      beforeStart: async (task) => {
-        await store.campaigns.updateOne(
-          { ...byId(campaign), state: 'SCHEDULED' },
-          { $set: { launch: { taskId: task.id, workflowId: task.workflowId, paused: false, rounds: 0 } } },
-        );
-      },
+      beforeStart: (task) => states.nameLaunch(store, campaign, { taskId: task.id, workflowId: task.workflowId }),
     });
   } catch (error) {
-    // Nothing started: back to the draft it was.
-    await store.campaigns.updateOne(
-      { ...byId(campaign), state: 'SCHEDULED' },
-      campaign.launch
-        ? { $set: { state: 'DRAFT', launchDate: campaign.launchDate, launch: campaign.launch, lastModified: new Date() } }
-        : { $set: { state: 'DRAFT', launchDate: campaign.launchDate, lastModified: new Date() }, $unset: { launch: '' } },
-    );
+    await states.unschedule(store, campaign); // nothing started: back to the draft it was
     throw error;
   }
 }
 
 /** SCHEDULED or PENDING_APPROVAL → DRAFT: the launch's workflow is cancelled, nothing was sent. */
 export async function stopCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<CampaignDoc> {
-  const stopped = await deps.store.campaigns.findOneAndUpdate(
-    { ...byId(campaign), state: { $in: [...STOPPABLE] } },
-    { $set: { state: 'DRAFT', lastModified: new Date() } },
-    { returnDocument: 'after' },
-  );
+  const stopped = await states.stop(deps.store, campaign);
   if (!stopped) throw await refused(deps.store, campaign, 'stopped');
   await endLaunchTask(deps, stopped, 'Stopped: the campaign is a draft again');
   return stopped;
@@ -75,11 +55,7 @@ export async function stopCampaign(deps: TaskDeps, campaign: CampaignDoc): Promi
 
 /** SCHEDULED, PENDING_APPROVAL or SENDING → CANCELLED at once; its task CANCELLED, its workflow cancelled: nothing more is sent. */
 export async function cancelCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<CampaignDoc> {
-  const cancelled = await deps.store.campaigns.findOneAndUpdate(
-    { ...byId(campaign), state: { $in: [...LAUNCHED_STATES] } },
-    { $set: { state: 'CANCELLED', lastModified: new Date() } },
-    { returnDocument: 'after' },
-  );
+  const cancelled = await states.cancel(deps.store, campaign);
   if (!cancelled) throw await refused(deps.store, campaign, 'cancelled');
   await endLaunchTask(deps, cancelled, 'Cancelled with its campaign');
   return cancelled;
@@ -106,7 +82,7 @@ export function resumeCampaign(deps: TaskDeps, campaign: CampaignDoc): Promise<C
  */
 export async function resendFailed(deps: TaskDeps, campaign: CampaignDoc, request: LaunchRequest): Promise<TaskDoc> {
   const { store } = deps;
-  const current = await store.campaigns.findOne(byId(campaign));
+  const current = await findCampaign(store, campaign.account, campaign.id);
   if (!current || current.state !== 'SENT' || !current.launch) throw errors.badRequest(`A campaign in state ${current?.state ?? campaign.state} cannot be sent again; only a SENT one`);
   const { launch } = current;
   if (launch.resendTaskId !== undefined) {
@@ -116,11 +92,7 @@ export async function resendFailed(deps: TaskDeps, campaign: CampaignDoc, reques
   const rounds = launch.rounds ?? 0;
   const round = rounds + 1;
   // Claims the round: of two concurrent resends, one finds the count changed.
-  const claimed = await store.campaigns.findOneAndUpdate(
-    { ...byId(campaign), state: 'SENT', 'launch.rounds': rounds === 0 ? { $in: [0, null] } : rounds },
-    { $set: { 'launch.rounds': round } },
-  );
-  if (!claimed) throw errors.badRequest('A resend of this campaign is under way');
+  if (!(await states.claimResendRound(store, campaign, rounds))) throw errors.badRequest('A resend of this campaign is under way');
   try {
     return await launchTask(deps, {
       account: campaign.account,
@@ -131,30 +103,19 @@ export async function resendFailed(deps: TaskDeps, campaign: CampaignDoc, reques
       parameters: { campaignId: campaign.id, round },
       campaignId: campaign.id,
       cancellable: true,
-      beforeStart: async (task) => {
-        await store.campaigns.updateOne({ ...byId(campaign), 'launch.rounds': round }, { $set: { 'launch.resendTaskId': task.id } });
-      },
+      beforeStart: (task) => states.nameResendTask(store, campaign, round, task.id),
     });
   } catch (error) {
-    await store.campaigns.updateOne(
-      { ...byId(campaign), 'launch.rounds': round },
-      launch.resendTaskId === undefined
-        ? { $set: { 'launch.rounds': rounds }, $unset: { 'launch.resendTaskId': '' } }
-        : { $set: { 'launch.rounds': rounds, 'launch.resendTaskId': launch.resendTaskId } },
-    );
+    await states.releaseResendRound(store, campaign, round, launch);
     throw error;
   }
 }
 
 async function setPaused(deps: TaskDeps, campaign: CampaignDoc, paused: boolean): Promise<CampaignDoc> {
   const { store } = deps;
-  const changed = await store.campaigns.findOneAndUpdate(
-    { ...byId(campaign), state: { $in: [...LAUNCHED_STATES] }, 'launch.paused': !paused },
-    { $set: { 'launch.paused': paused, lastModified: new Date() } },
-    { returnDocument: 'after' },
-  );
+  const changed = await states.setPaused(store, campaign, paused);
   if (!changed) {
-    const current = await store.campaigns.findOne(byId(campaign));
+    const current = await findCampaign(store, campaign.account, campaign.id);
     if (current && LAUNCHED_STATES.includes(current.state) && current.launch?.paused === paused) return current; // already so
     throw errors.badRequest(`A campaign in state ${current?.state ?? campaign.state} cannot be ${paused ? 'paused' : 'resumed'}`);
   }
@@ -162,8 +123,8 @@ async function setPaused(deps: TaskDeps, campaign: CampaignDoc, paused: boolean)
     // A workflow that is not running has nothing to pause: its campaign is past sending.
     await signalWorkflow(deps.temporal, changed.launch!.workflowId, paused ? CAMPAIGN_PAUSE_SIGNAL : CAMPAIGN_RESUME_SIGNAL);
   } catch (error) {
-    // The workflow was not told: the campaign says what the workflow does.
-    await store.campaigns.updateOne({ ...byId(campaign), 'launch.paused': paused }, { $set: { 'launch.paused': !paused } });
+    // The workflow was not told: the campaign (the authority on "paused") says what the workflow does.
+    await states.undoPaused(store, campaign, paused);
     throw error;
   }
   return changed;
@@ -186,7 +147,7 @@ async function endLaunchTask(deps: TaskDeps, campaign: CampaignDoc, message: str
 
 /** 400 naming the state that refuses the change (read again: a concurrent change may be why). */
 async function refused(store: Store, campaign: CampaignDoc, change: string) {
-  const current = await store.campaigns.findOne(byId(campaign), { projection: { state: 1 } });
+  const current = await findCampaign(store, campaign.account, campaign.id);
   return current
     ? errors.badRequest(`A campaign in state ${current.state} cannot be ${change}`)
     : errors.notFound(`Campaign ${campaign.id} not found`);

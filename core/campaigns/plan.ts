@@ -1,14 +1,13 @@
-// A campaign's content made into messages, the way core/sending/plan.ts does it for a send
-// request, with the same machinery: the content is a send body (./layout.ts: header and footer, tracking
+// A campaign's content made into messages with the send engine's planning (core/sending/plan.ts),
+// as a send request is: the content is a send body (./layout.ts: header and footer, tracking
 // options), its templates compiled once by the transactional renderer (its cache is by source, so
 // every plan of a campaign, every page of its launch, shares one compilation) and the MIME
-// composed once per plan (core/sending/mime-splice.ts); each recipient's copy is rendered from
-// its snapshot row when the sender asks for its bytes, with the message's own signed links.
-import { buildSkeleton } from '../sending/mime-splice';
+// composed once per plan (bodySkeleton); each recipient's copy is rendered from its snapshot row
+// when the sender asks for its bytes, with the message's own signed links.
 import type { CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
 import { compiledTemplate } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
-import { formatAddress, listUnsubscribeOf, messageIdOf, type PlanContext, type PlannedMessage } from '../sending/plan';
+import { bodySkeleton, composeCopy, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
 import { contactModel, displayName, fieldNamesOf } from './contact-model';
@@ -78,41 +77,16 @@ export function campaignCopies(
 export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], context: PlanContext, round = 0): Promise<CampaignPlan> {
   const { mtaHost, links } = context;
   const copies = campaignCopies(campaign, fields, links, round);
-  const { body } = copies;
-  const skeleton = await buildSkeleton({
-    from: formatAddress(body.from),
-    replyTo: body.reply_to && formatAddress(body.reply_to),
-    hasHtml: true,
-    hasText: body.content.text !== undefined,
-  });
-  const requestId = campaignRequestId(campaign.id, round);
-  const batchId = campaignBatchId(campaign.account, campaign.id);
+  const skeleton = await bodySkeleton(copies.body);
   return {
-    sender: body.from.email,
+    sender: copies.body.from.email,
     message(row) {
-      const mailId = campaignMailId(campaign.account, campaign.id, row.seq, round);
-      const email = row.email;
-      return {
-        mailId,
-        requestId,
-        email,
-        copiesTo: [],
-        subject: {
-          account: campaign.account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: new Date(),
-          tags: campaign.tags, custom_args: {}, mta: mtaHost, mail_type: CAMPAIGN_MAIL_TYPE,
-        },
-        raw() {
-          const { recipient, copy } = copies.copy(row);
-          return skeleton.build({
-            to: formatAddress(recipient.to),
-            subject: copy.subject,
-            messageId: messageIdOf(mailId, mtaHost),
-            html: copy.html,
-            text: copy.text,
-            headers: listUnsubscribeOf(copy.tokens),
-          });
-        },
+      const names = identityOf(campaign, round, row);
+      const raw = () => {
+        const { recipient, copy } = copies.copy(row);
+        return composeCopy(skeleton, recipient, copy, messageIdOf(names.mailId, mtaHost));
       };
+      return plannedMessage(names, mtaHost, raw, { tags: campaign.tags, mail_type: CAMPAIGN_MAIL_TYPE });
     },
   };
 }

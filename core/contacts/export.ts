@@ -3,6 +3,10 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Filter } from 'mongodb';
 import type { ContactDoc, ContactState, FieldDoc, Store } from '../../adapters/store/store';
+import { deleteFile, saveFile } from '../../adapters/store/files';
+
+/** Contacts read and written per batch (progress is reported after each). */
+const BATCH = 1000;
 
 export interface ExportSelection { listId: number | null; state: ContactState | null; interestId: number | null }
 
@@ -51,4 +55,36 @@ export async function namesOf(store: Store, account: string) {
     store.fields.find({ account }).sort({ id: 1 }).toArray(),
   ]);
   return { listNames: new Map(lists.map((l) => [l.id, l.name])), interestNames: new Map(interests.map((i) => [i.id, i.name])), fields };
+}
+
+/**
+ * Writes the selected contacts as the account's CSV file `fileName` in the store, in id order,
+ * reporting progress per batch. A retry writes the file again from the start. Returns the count.
+ */
+export async function writeExport(
+  store: Store, account: string, fileName: string, selection: ExportSelection,
+  report: (done: number, total: number) => Promise<void>,
+): Promise<number> {
+  const filter = selectionFilter(account, selection);
+  const [total, names] = await Promise.all([store.contacts.countDocuments(filter), namesOf(store, account)]);
+  await report(0, total);
+  await deleteFile(store, account, fileName); // what an earlier attempt left
+  let done = 0;
+  async function* csv() {
+    yield exportHeader(names.fields);
+    const cursor = store.contacts.find(filter).sort({ id: 1 }).batchSize(BATCH);
+    let batch = [];
+    for await (const contact of cursor) {
+      batch.push(contact);
+      if (batch.length < BATCH) continue;
+      yield exportRows(batch, names.fields, names.listNames, names.interestNames);
+      done += batch.length;
+      batch = [];
+      await report(done, total);
+    }
+    if (batch.length > 0) yield exportRows(batch, names.fields, names.listNames, names.interestNames);
+    done += batch.length;
+  }
+  await saveFile(store, account, fileName, 'export', 'text/csv; charset=utf-8', csv());
+  return done;
 }

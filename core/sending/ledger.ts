@@ -1,52 +1,48 @@
 // The send ledger, written in groups. A message's row (its outcome with its event) must be in the
 // store as soon as the relay answered, since a resend after a crash skips exactly the rows it
 // finds; but a store round trip per message would put the store on the sending path. So rows
-// queue while a write is in flight and the next write takes all of them: messages the relay
-// accepted within a few milliseconds share one round trip, and the window in which a crash can
-// cause a duplicate stays that short. The first outcome recorded for a mail_id wins. Rows and
+// queue while a write is in flight and the next write takes all of them (WriteQueue): messages
+// the relay accepted within a few milliseconds share one round trip, and the window in which a
+// crash can cause a duplicate stays that short. The first outcome recorded for a mail_id wins. Rows and
 // their events go in one round trip each, side by side: an event whose row a crash kept out is
 // harmless, since a resend's event has the same track_id and is skipped.
 import { recordEvents } from '../tracking/events';
+import { WriteQueue } from '../../adapters/batching/write-queue';
 import { metrics } from '../../adapters/metrics/registry';
-import { insertSkippingDuplicates, type MessageDoc, type Store } from '../../adapters/store/store';
+import { insertSkippingDuplicates, type EventDoc, type MessageDoc, type Store } from '../../adapters/store/store';
+import { messageIdOf, type PlannedMessage } from './plan';
 
-interface Waiter { resolve: () => void; reject: (error: unknown) => void }
+/** A ledger row: the message's outcome with its event (its Message-ID derived from its mail_id). */
+export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc, mtaHost: string): MessageDoc {
+  return {
+    _id: message.mailId,
+    account: message.subject.account,
+    requestId: message.requestId,
+    email: message.email,
+    messageId: messageIdOf(message.mailId, mtaHost),
+    status,
+    relayResponse,
+    sentAt: new Date(event.timestamp),
+    event,
+  };
+}
 
 export class LedgerWriter {
-  private rows: MessageDoc[] = [];
-  private waiters: Waiter[] = [];
-  private writing: Promise<void> | undefined;
+  private readonly queue: WriteQueue<MessageDoc>;
 
-  constructor(private readonly store: Store) {}
-
-  /** Resolves once the row and its event are stored. */
-  record(row: MessageDoc): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.rows.push(row);
-      this.waiters.push({ resolve, reject });
-      this.writing ??= this.writeQueued();
+  constructor(store: Store) {
+    this.queue = new WriteQueue(async (rows) => {
+      const [inserted] = await Promise.all([
+        insertSkippingDuplicates(store.messages, rows), // the first outcome of a mail_id stays
+        recordEvents(store, rows.map((row) => row.event)),
+      ]);
+      countOutcomes(rows, inserted);
     });
   }
 
-  private async writeQueued(): Promise<void> {
-    // Rows recorded in this turn of the event loop join the first write too.
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.rows.length > 0) {
-      const [rows, waiters] = [this.rows, this.waiters];
-      this.rows = [];
-      this.waiters = [];
-      try {
-        const [inserted] = await Promise.all([
-          insertSkippingDuplicates(this.store.messages, rows), // the first outcome of a mail_id stays
-          recordEvents(this.store, rows.map((row) => row.event)),
-        ]);
-        countOutcomes(rows, inserted);
-        for (const waiter of waiters) waiter.resolve();
-      } catch (error) {
-        for (const waiter of waiters) waiter.reject(error);
-      }
-    }
-    this.writing = undefined;
+  /** Resolves once the row and its event are stored. */
+  record(row: MessageDoc): Promise<void> {
+    return this.queue.add([row]);
   }
 }
 

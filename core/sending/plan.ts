@@ -1,11 +1,11 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { EventSubject } from '../tracking/events';
 import { derivedId } from '../shared/ids';
-import { buildSkeleton } from './mime-splice';
+import { buildSkeleton, type MimeSkeleton } from './mime-splice';
 import type { SendRequestDoc } from '../../adapters/store/store';
 import { contentTypeOf } from '../transactional/attachments';
-import { readHttpBody, readSmtpSubmission, type Address, type SendRequestBody, type SmtpSubmission } from '../transactional/request';
-import { contentRenderer, type LinkContext } from '../content/personalise';
+import { readHttpBody, readSmtpSubmission, type Address, type Recipient, type SendRequestBody, type SmtpSubmission } from '../transactional/request';
+import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
 import type { SmtpAttachment } from '../transactional/smtp-message';
 import { MessageTokens, trackedHtmlRenderer } from '../content/tracking/rewrite';
 
@@ -24,6 +24,58 @@ export interface PlannedMessage {
 
 export function messageIdOf(mailId: string, mtaHost: string): string {
   return `<${mailId}@${mtaHost}>`;
+}
+
+/** What names a message besides its content: its ids and address (a MessageIdentity without its index). */
+export type MessageNames = Omit<MessageIdentity, 'index'>;
+
+/** What the events of a message carry besides its names (transactional: no mail_type, tags and custom_args of the request). */
+export type SubjectExtras = Partial<Pick<EventSubject, 'tags' | 'custom_args' | 'mail_type'>>;
+
+/**
+ * A message of any sender (a request's recipient, a campaign's, an automation's): the subject
+ * of its events (sent now, until the loop stamps it), and its bytes when `raw` is called.
+ */
+export function plannedMessage(
+  names: MessageNames, mtaHost: string, raw: () => Buffer, extras: SubjectExtras & { copiesTo?: string[] } = {},
+): PlannedMessage {
+  const { account, requestId, mailId, batchId, email } = names;
+  return {
+    mailId, requestId, email, copiesTo: extras.copiesTo ?? [],
+    subject: {
+      account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: new Date(),
+      tags: extras.tags ?? [], custom_args: extras.custom_args ?? {}, mta: mtaHost, ...(extras.mail_type ? { mail_type: extras.mail_type } : {}),
+    },
+    raw,
+  };
+}
+
+/** The MIME every copy of a send body shares (From, Reply-To, its parts, the attachments): composed once per content. */
+export function bodySkeleton(body: SendRequestBody): Promise<MimeSkeleton> {
+  return buildSkeleton({
+    from: formatAddress(body.from),
+    replyTo: body.reply_to && formatAddress(body.reply_to),
+    hasHtml: body.content.html !== undefined,
+    hasText: body.content.text !== undefined,
+    attachments: attachmentsOf(body.attachments),
+  });
+}
+
+/**
+ * One recipient's copy of a send body as the relay takes it: its rendering spliced into the
+ * body's skeleton, with Herald's List-Unsubscribe unless `unsubscribe` is false (Herald's own
+ * opt-in confirmation). Bcc is never written into the message: its addresses are only in the envelope.
+ */
+export function composeCopy(skeleton: MimeSkeleton, recipient: Recipient, copy: Personalised, messageId: string, unsubscribe = true): Buffer {
+  return skeleton.build({
+    to: formatAddress(recipient.to),
+    cc: recipient.cc?.map(formatAddress),
+    subject: copy.subject,
+    messageId,
+    html: copy.html,
+    text: copy.text,
+    headers: unsubscribe ? { ...copy.headers, ...listUnsubscribeOf(copy.tokens) } : copy.headers,
+  });
 }
 
 /** What planning needs besides the request: the Message-ID host, and where tracking links point. */
@@ -54,9 +106,8 @@ export async function planRequest(request: SendRequestDoc, context: PlanContext)
 export function unbuildableMessages(request: SendRequestDoc, mtaHost: string): PlannedMessage[] {
   const emails = request.source === 'smtp' ? readSmtpSubmission(request).rcptTo : readHttpBody(request).recipients.map((r) => r.to.email);
   const mailIds = mailIdsOf(request, emails.length);
-  return emails.map((email, index) => ({
-    mailId: mailIds[index], requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailIds[index], email, mtaHost),
-    raw: () => { throw new Error('this message cannot be built'); },
+  return emails.map((email, index) => plannedMessage(namesOf(request, mailIds[index], email), mtaHost, () => {
+    throw new Error('this message cannot be built');
   }));
 }
 
@@ -71,62 +122,30 @@ export function mailIdOf(account: string, requestId: string, index: number): str
 
 const mailIdsOf = (request: SendRequestDoc, count: number) => Array.from({ length: count }, (_, index) => mailIdOf(request.account, request._id, index));
 
-function subjectOf(request: SendRequestDoc, mailId: string, email: string, mtaHost: string, extra: Partial<EventSubject> = {}): EventSubject {
-  return {
-    account: request.account,
-    batch_id: request.batchId,
-    mail_id: mailId,
-    email,
-    sent_timestamp: new Date(),
-    tags: [],
-    custom_args: {},
-    mta: mtaHost,
-    ...extra,
-  };
-}
+const namesOf = (request: SendRequestDoc, mailId: string, email: string): MessageNames => (
+  { account: request.account, requestId: request._id, mailId, batchId: request.batchId, email }
+);
 
 async function planHttp(request: SendRequestDoc, body: SendRequestBody, context: PlanContext): Promise<RequestPlan> {
   const { mtaHost } = context;
   const mailIds = mailIdsOf(request, body.recipients.length);
   // Once per request: the templates compiled, the shared MIME (with the attachments) composed.
   const render = contentRenderer(body, context.links);
-  const skeleton = await buildSkeleton({
-    from: formatAddress(body.from),
-    replyTo: body.reply_to && formatAddress(body.reply_to),
-    hasHtml: body.content.html !== undefined,
-    hasText: body.content.text !== undefined,
-    attachments: attachmentsOf(body.attachments),
-  });
+  const skeleton = await bodySkeleton(body);
   return {
     sender: body.from.email,
     mailIds,
     message(index) {
       const recipient = body.recipients[index];
-      const mailId = mailIds[index];
-      const email = recipient.to.email;
-      return {
-        mailId,
-        requestId: request._id,
-        email,
+      const names = namesOf(request, mailIds[index], recipient.to.email);
+      const raw = () => composeCopy(
+        skeleton, recipient, render(recipient, { ...names, index }), messageIdOf(names.mailId, mtaHost), request.purpose !== 'optin-confirmation',
+      );
+      return plannedMessage(names, mtaHost, raw, {
         copiesTo: [...(recipient.cc ?? []), ...(recipient.bcc ?? [])].map((address) => address.email),
-        subject: subjectOf(request, mailId, email, mtaHost, {
-          tags: [...(body.tags ?? []), ...(recipient.tags ?? [])],
-          custom_args: recipient.custom_args ?? {},
-        }),
-        raw() {
-          const copy = render(recipient, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
-          // Bcc is never written into the message: its addresses are only in the envelope.
-          return skeleton.build({
-            to: formatAddress(recipient.to),
-            cc: recipient.cc?.map(formatAddress),
-            subject: copy.subject,
-            messageId: messageIdOf(mailId, mtaHost),
-            html: copy.html,
-            text: copy.text,
-            headers: request.purpose === 'optin-confirmation' ? copy.headers : { ...copy.headers, ...listUnsubscribeOf(copy.tokens) },
-          });
-        },
-      };
+        tags: [...(body.tags ?? []), ...(recipient.tags ?? [])],
+        custom_args: recipient.custom_args ?? {},
+      });
     },
   };
 }
@@ -156,18 +175,14 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
     sender: submission.mailFrom || message.from.email,
     mailIds,
     message(index) {
-      const email = submission.rcptTo[index];
-      const mailId = mailIds[index];
-      return {
-        mailId, requestId: request._id, email, copiesTo: [], subject: subjectOf(request, mailId, email, mtaHost),
-        raw() {
-          const tokens = new MessageTokens(links, { account: request.account, requestId: request._id, index, mailId, batchId: request.batchId, email });
-          return skeleton.build({
-            messageId: messageIdOf(mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines,
-            headers: listUnsubscribeOf(tokens),
-          });
-        },
-      };
+      const names = namesOf(request, mailIds[index], submission.rcptTo[index]);
+      return plannedMessage(names, mtaHost, () => {
+        const tokens = new MessageTokens(links, { ...names, index });
+        return skeleton.build({
+          messageId: messageIdOf(names.mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines,
+          headers: listUnsubscribeOf(tokens),
+        });
+      });
     },
   };
 }

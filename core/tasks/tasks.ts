@@ -7,11 +7,20 @@ import type { Client } from '@temporalio/client';
 import { findPage, type Page, type PageRequest } from '../../adapters/store/paging';
 import { nextId } from '../../adapters/store/counters';
 import { errors } from '../shared/errors';
+import { PermanentFailure } from '../shared/permanent-failure';
 import type { Store, TaskDoc, TaskState } from '../../adapters/store/store';
 import { requestWorkflowCancel, startTaskWorkflow } from '../../adapters/temporal/client';
 import { workflowIds, type TaskType } from '../../adapters/temporal/contracts';
 
 export const ACTIVE_STATES: readonly TaskState[] = ['QUEUED', 'INITIALIZING', 'PROCESSING'];
+
+/** The failure type of work on a task that is no longer active (cancelled, or deleted): the work stops. */
+export const TASK_NOT_ACTIVE = 'TaskNotActive';
+/** The failure type for input the task cannot work with (a bad file, a list that is gone): not retried. */
+export const TASK_INPUT_ERROR = 'TaskInputError';
+
+/** How a task's long work reports its progress (`total` undefined while unknown; `checkpoint` for a retry to resume from). */
+export type ProgressReport = (done: number, total: number | undefined, checkpoint: unknown, message: string) => Promise<void>;
 
 export interface TaskDeps { store: Store; temporal: Client; taskQueue: string }
 
@@ -75,6 +84,13 @@ export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc
 
 export function findTask(store: Store, account: string, id: number): Promise<TaskDoc | null> {
   return Number.isInteger(id) ? store.tasks.findOne({ _id: `${account}:${id}`, account }) : Promise.resolve(null);
+}
+
+/** The task's record, for work on it; a task that is gone or no longer active stops the work (TASK_NOT_ACTIVE). */
+export async function activeTask(store: Store, account: string, taskId: number): Promise<TaskDoc> {
+  const task = await findTask(store, account, taskId);
+  if (!task || !ACTIVE_STATES.includes(task.state)) throw new PermanentFailure(TASK_NOT_ACTIVE, `task ${taskId} is no longer active`);
+  return task;
 }
 
 /** A page of the account's tasks; `q` matches the name. */

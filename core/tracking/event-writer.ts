@@ -1,7 +1,7 @@
 // Grouped, durable event writes for the tracking endpoints. A hit is answered only once its
 // events are in the store (an acknowledged hit is never lost), but a store round trip per hit
 // would cap tracking at the store's per-command rate. So events queue while a write is in flight
-// and the next write takes all of them: hits that arrive together share one insertMany.
+// and the next write takes all of them (WriteQueue): hits that arrive together share one insertMany.
 //
 // Each event's _id (the order the activity API and webhook delivery read by) is given when its
 // write starts, not when the hit came, so an _id is at most one write's duration older than
@@ -11,46 +11,26 @@
 import { ObjectId } from 'mongodb';
 import { recordEvents } from './events';
 import type { EventDoc, Store } from '../../adapters/store/store';
-
-interface Waiter { resolve: () => void; reject: (error: unknown) => void }
+import { WriteQueue } from '../../adapters/batching/write-queue';
 
 /** Events per insertMany at most; a bigger queue is written in several. */
 const MAX_WRITE = 2000;
 
 export class EventWriter {
-  private queued: EventDoc[] = [];
-  private waiters: Waiter[] = [];
-  private writing: Promise<void> | undefined;
+  private readonly queue: WriteQueue<EventDoc>;
 
-  constructor(private readonly store: Store) {}
-
-  /** Resolves once the events are stored (an event whose track_id was stored already counts as stored). */
-  write(events: EventDoc[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.queued.push(...events);
-      this.waiters.push({ resolve, reject });
-      this.writing ??= this.writeQueued();
+  constructor(store: Store) {
+    this.queue = new WriteQueue(async (events) => {
+      for (let at = 0; at < events.length; at += MAX_WRITE) {
+        const part = events.slice(at, at + MAX_WRITE);
+        for (const event of part) event._id = new ObjectId();
+        await recordEvents(store, part);
+      }
     });
   }
 
-  private async writeQueued(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve)); // hits of this turn join the first write
-    while (this.queued.length > 0) {
-      const [events, waiters] = [this.queued, this.waiters];
-      this.queued = [];
-      this.waiters = [];
-      try {
-        for (let at = 0; at < events.length; at += MAX_WRITE) {
-          const part = events.slice(at, at + MAX_WRITE);
-          for (const event of part) event._id = new ObjectId();
-          await recordEvents(this.store, part);
-        }
-        for (const waiter of waiters) waiter.resolve();
-      } catch (error) {
-        for (const waiter of waiters) waiter.reject(error);
-      }
-    }
-    this.writing = undefined;
+  /** Resolves once the events are stored (an event whose track_id was stored already counts as stored). */
+  write(events: EventDoc[]): Promise<void> {
+    return events.length === 0 ? Promise.resolve() : this.queue.add(events);
   }
 }

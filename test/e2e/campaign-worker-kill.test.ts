@@ -4,7 +4,7 @@
 // messages of it at once), each with the Message-ID of its ledger row, and the campaign ends SENT
 // with its task FINISHED. The API runs in this process (the campaign is launched over HTTP); the
 // worker is `node dist/worker.js` (built by npm test).
-import { SEND_CONCURRENCY } from '../../activities/message-sender';
+import { SEND_CONCURRENCY } from '../../core/sending/message-loop';
 import { createAccount } from '../../core/accounts/accounts';
 import { campaignRequestId } from '../../core/campaigns/model';
 import { newId } from '../../core/shared/ids';

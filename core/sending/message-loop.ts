@@ -1,22 +1,22 @@
 // The send engine's per-message loop, shared by every sender (transactional requests, campaign
-// pages): suppression (a dropped event), the relay send with DKIM and the VERP return path, the
-// relay's answers (sent, hard bounce, deferred, relay trouble), the ledger row of each outcome
-// (grouped writes: core/sending/ledger.ts), heartbeats and cancellation. Messages go out
+// pages, automation emails): suppression (a dropped event), the relay send with DKIM and the VERP
+// return path, the relay's answers (sent, hard bounce, deferred, relay trouble), the ledger row of
+// each outcome (grouped writes: ./ledger.ts), heartbeats and cancellation. Messages go out
 // concurrently over the pooled relay transport, and each outcome is in the ledger before its
 // sender takes the next message, so at most SEND_CONCURRENCY messages are between the relay's
 // answer and the ledger at any moment: what a crash can make a resend send twice, each time with
-// the same Message-ID.
-import { CancelledFailure, Context } from '@temporalio/activity';
-import { ObjectId } from 'mongodb';
-import { returnPathOf } from '../core/bounces/return-path';
-import { dkimSigningFor } from '../core/sending/dkim';
-import { buildEvent, recordEvents } from '../core/tracking/events';
-import { LedgerWriter } from '../core/sending/ledger';
-import type { EventDoc, MessageDoc, Store } from '../adapters/store/store';
-import { suppress, suppressedAmong } from '../core/sending/suppressions';
-import { trackingSecret } from '../core/content/tracking/secret';
-import { messageIdOf, type PlannedMessage } from '../core/sending/plan';
-import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../adapters/relay/transport';
+// the same Message-ID. Free of Temporal: the activity supplies the heartbeat (`beat`), the
+// cancellation (`signal`) and the logger, and turns SendingStopped into its cancellation.
+import { returnPathOf } from '../bounces/return-path';
+import { dkimSigningFor } from './dkim';
+import { buildEvent } from '../tracking/events';
+import { LedgerWriter, ledgerRow } from './ledger';
+import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+import { suppress, suppressedAmong } from './suppressions';
+import { trackingSecret } from '../content/tracking/secret';
+import type { PlannedMessage } from './plan';
+import { unsentRow } from './give-up';
+import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../../adapters/relay/transport';
 
 /** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
 export const SEND_CONCURRENCY = 50;
@@ -24,15 +24,6 @@ export const SEND_CONCURRENCY = 50;
 const HEARTBEAT_EVERY_MS = 2000;
 /** How often a sending attempt looks in the store for a cancellation (its `poll`). */
 const POLL_EVERY_MS = 1000;
-
-export interface MessageSenderDeps {
-  store: Store;
-  transport: RelaySender;
-  /** Host name in Message-IDs and the events' `mta` field. */
-  mtaHost: string;
-  /** The domain of each message's return path. */
-  bounceDomain: string;
-}
 
 /** One message to send, with the envelope sender whose domain DKIM signs for. */
 export interface OutgoingMessage {
@@ -42,8 +33,45 @@ export interface OutgoingMessage {
   ignoreSuppression?: boolean;
 }
 
+/** What the loop sends with: the store (ledger, suppressions, DKIM keys) and the relay. */
+export interface MessageLoopDeps {
+  store: Store;
+  transport: RelaySender;
+  /** Host name in Message-IDs and the events' `mta` field. */
+  mtaHost: string;
+  /** The domain of each message's return path. */
+  bounceDomain: string;
+}
+
+/** Where the engine reports what an operator should see (the activity's logger). */
+export interface SendLog {
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
+
+/** What the loop learns from the Temporal activity that runs it. */
+export interface LoopControls {
+  /** Aborted when the attempt is cancelled (or its worker lost touch with Temporal): no more messages are taken. */
+  signal?: AbortSignal;
+  /** Where relay trouble is reported. */
+  log?: SendLog;
+}
+
+/** What a sender's entry point takes from its activity: the loop's controls and the activity's heartbeat. */
+export interface SendControls extends LoopControls {
+  heartbeat(details?: unknown): void;
+}
+
+/** The loop stopped taking messages because its `signal` was aborted; what it sent is in the ledger. */
+export class SendingStopped extends Error {
+  constructor(reason: unknown) {
+    super(`sending stopped: ${String(reason ?? 'cancelled')}`);
+    this.name = 'SendingStopped';
+  }
+}
+
 /** What a sender asks of the loop besides the messages, all optional but `beat`. */
-export interface SendRun<T extends OutgoingMessage> {
+export interface SendRun<T extends OutgoingMessage> extends LoopControls {
   account: string;
   messages: T[];
   /** True: this message is dropped (`cancelled`) instead of sent (its transactional batch was cancelled). */
@@ -59,40 +87,16 @@ export interface SendRun<T extends OutgoingMessage> {
 /** What the loop did: counts of outcomes, and the messages the relay deferred (4xx: no row, to be sent again). */
 export interface SendTally<T> { sent: number; failed: number; dropped: number; deferred: T[]; halted: boolean }
 
-/** A ledger row: the message's outcome with its event. */
-export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc, mtaHost: string): MessageDoc {
-  return {
-    _id: message.mailId,
-    account: message.subject.account,
-    requestId: message.requestId,
-    email: message.email,
-    messageId: messageIdOf(message.mailId, mtaHost),
-    status,
-    relayResponse,
-    sentAt: new Date(event.timestamp),
-    event,
-  };
-}
-
-/**
- * On a retry, events of messages the ledger already has may be missing (a crash between the
- * two writes): stored again. Known track_ids are skipped; fresh _ids keep the cursor order.
- */
-export function recordLedgerEvents(store: Store, events: EventDoc[]): Promise<number> {
-  return recordEvents(store, events.map((event) => ({ ...event, _id: new ObjectId() })));
-}
-
 /**
  * Sends the messages (none of which the ledger shows as done), SEND_CONCURRENCY at a time. A
  * recipient the relay defers (4xx) is returned in `deferred` while the others go on; the relay's
  * own trouble (connection, authentication) or a ledger write that failed ends the attempt with
  * that error once the messages in flight are recorded, to be retried. The loop stops taking
- * messages once the activity is cancelled (then it throws CancelledFailure) or `isHalted` says so.
+ * messages once `signal` is aborted (then it throws SendingStopped) or `isHalted` says so.
  */
-export async function sendMessages<T extends OutgoingMessage>(deps: MessageSenderDeps, run: SendRun<T>): Promise<SendTally<T>> {
+export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopDeps, run: SendRun<T>): Promise<SendTally<T>> {
   const { store, transport, mtaHost, bounceDomain } = deps;
-  const context = Context.current();
-  const { account, messages } = run;
+  const { account, messages, signal } = run;
   const ledger = new LedgerWriter(store);
   const tally: SendTally<T> = { sent: 0, failed: 0, dropped: 0, deferred: [], halted: false };
   // Addresses on the suppression list get no mail: one look-up for the whole attempt.
@@ -115,13 +119,9 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageSende
     const { message } = item;
     const at = new Date();
     message.subject.sent_timestamp = at;
-    if (run.isDropped?.(item)) {
-      await record(message, 'dropped', 'cancelled', buildEvent('track.mail.dropped', message.subject, at, 'cancelled'));
-      tally.dropped += 1;
-      return;
-    }
-    if (isSuppressed(item, message.email)) {
-      await record(message, 'dropped', 'suppressed', buildEvent('track.mail.dropped', message.subject, at, 'suppressed'));
+    const dropped = run.isDropped?.(item) ? 'cancelled' : isSuppressed(item, message.email) ? 'suppressed' : undefined;
+    if (dropped) {
+      await ledger.record(unsentRow(message, { why: dropped }, mtaHost, at));
       tally.dropped += 1;
       return;
     }
@@ -137,7 +137,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageSende
     } catch (error) {
       const failure = classifyRelayFailure(error);
       if (failure === 'relay') {
-        context.log.warn('relay trouble: the attempt ends and is retried', { requestId: message.requestId, error: (error as Error).message });
+        run.log?.warn('relay trouble: the attempt ends and is retried', { requestId: message.requestId, error: (error as Error).message });
         stop ??= error;
         return;
       }
@@ -160,8 +160,8 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageSende
   };
   const sender = async () => {
     while (stop === undefined && next < messages.length) {
-      if (context.cancellationSignal.aborted) {
-        stop = new CancelledFailure(`sending stopped: ${String(context.cancellationSignal.reason ?? 'cancelled')}`);
+      if (signal?.aborted) {
+        stop = new SendingStopped(signal.reason);
         break;
       }
       if (run.isHalted?.()) {

@@ -2,12 +2,12 @@
 // created if missing), each run's record (its steps' snapshot), and the run's end. Every write is
 // conditional or keyed by a derived id, so an activity run again (a retry, a replayed event)
 // changes nothing twice, and the automation's stats count each run once.
-import { ApplicationFailure } from '@temporalio/activity';
-import { createContact } from '../core/contacts/contacts';
-import { AppError, ErrorCode } from '../core/shared/errors';
-import { isDuplicateKey, type AutomationDoc, type AutomationRunDoc, type Store, type TriggerEventDoc } from '../adapters/store/store';
-import type { AutomationRunEnd, AutomationRunInput, AutomationStepPlan, TriggerAutomationInput, TriggerMatch } from '../adapters/temporal/contracts';
-import { automationDocId, automationRunDocId, TRIGGER_CONTACT_SOURCE, triggerEventDocId } from '../core/automations/model';
+import { createContact } from '../contacts/contacts';
+import { AppError, ErrorCode } from '../shared/errors';
+import { PermanentFailure } from '../shared/permanent-failure';
+import { isDuplicateKey, type AutomationDoc, type AutomationRunDoc, type Store, type TriggerEventDoc } from '../../adapters/store/store';
+import type { AutomationRunEnd, AutomationRunInput, AutomationStepPlan, TriggerAutomationInput, TriggerMatch } from '../../adapters/temporal/contracts';
+import { automationDocId, automationRunDocId, TRIGGER_CONTACT_SOURCE, triggerEventDocId } from './model';
 
 /** The failure type of an event whose record is gone: nothing can be matched, no retry helps. */
 export const TRIGGER_EVENT_MISSING = 'TriggerEventMissing';
@@ -20,7 +20,7 @@ async function ensureContact(store: Store, account: string, email: string): Prom
   } catch (error) {
     if (error instanceof AppError && error.code === ErrorCode.Conflict) return;
     // Any other refusal is about the address itself (it passed the intake's check): retrying cannot help.
-    if (error instanceof AppError) throw ApplicationFailure.nonRetryable(`the contact cannot be created: ${error.message}`, error.code);
+    if (error instanceof AppError) throw new PermanentFailure(error.code, `the contact cannot be created: ${error.message}`);
     throw error;
   }
 }
@@ -68,7 +68,7 @@ export function createAutomationRunRecords(store: Store) {
     async matchTriggerEvent(input: TriggerAutomationInput): Promise<TriggerMatch> {
       const { account, eventId } = input;
       const event = await store.triggerEvents.findOne({ _id: triggerEventDocId(account, eventId), account });
-      if (!event) throw ApplicationFailure.nonRetryable(`trigger event ${eventId} of ${account} is not stored`, TRIGGER_EVENT_MISSING);
+      if (!event) throw new PermanentFailure(TRIGGER_EVENT_MISSING, `trigger event ${eventId} of ${account} is not stored`);
       await ensureContact(store, account, event.email);
       const matched = await fixMatch(store, event);
       await insertRuns(store, event, matched);
