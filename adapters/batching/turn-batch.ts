@@ -10,6 +10,7 @@
 
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
 import type { Store } from '../store/store';
+import { perStore } from '../store/per-store';
 
 /** What the batch's work gives each item: its value, or the error that item alone met. */
 export type ItemResult<R> = { value: R } | { error: unknown };
@@ -69,16 +70,6 @@ export class TurnBatch<T, R> {
       (error: unknown) => { for (const w of waiters) w.reject(error); },
     );
   }
-}
-
-/** One set of batches per store (a process may open several stores: tests, the CLI). */
-export function perStore<T>(create: (store: Store) => T): (store: Store) => T {
-  const made = new WeakMap<Store, T>();
-  return (store) => {
-    let value = made.get(store);
-    if (!value) made.set(store, (value = create(store)));
-    return value;
-  };
 }
 
 /**

@@ -8,6 +8,7 @@
 // The block size follows the rate: about one second's worth of ids (at least 1, at most
 // MAX_BLOCK), so an account that creates a record now and then reserves one id at a time and
 // loses none at a restart, and a busy one reserves once per second or per MAX_BLOCK ids.
+import { perStore } from './per-store';
 import { reserveIds } from './counters';
 import type { Store } from './store';
 
@@ -29,8 +30,8 @@ interface Block {
 }
 
 export class IdBlocks {
-  /** Per store (each test or process may open several), per account. */
-  private readonly blocks = new WeakMap<Store['counters'], Map<string, Block>>();
+  /** Per store connection (each test or process may open several), per account. */
+  private readonly blocksOf = perStore(() => new Map<string, Block>());
 
   constructor(private readonly namespace: string) {}
 
@@ -48,7 +49,7 @@ export class IdBlocks {
 
   /** Hands back an id taken but not stored anywhere (the write that would have used it did not). */
   giveBack(store: Store, account: string, id: number): void {
-    this.blocks.get(store.counters)?.get(account)?.free.push(id);
+    this.blocksOf(store).get(account)?.free.push(id);
   }
 
   private async reserve(store: Store, account: string, block: Block): Promise<void> {
@@ -60,8 +61,7 @@ export class IdBlocks {
   }
 
   private blockOf(store: Store, account: string): Block {
-    let accounts = this.blocks.get(store.counters);
-    if (!accounts) this.blocks.set(store.counters, (accounts = new Map()));
+    const accounts = this.blocksOf(store);
     let block = accounts.get(account);
     if (block) {
       accounts.delete(account); // re-inserted below: the Map's order is then least recently used first

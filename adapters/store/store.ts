@@ -591,6 +591,8 @@ export interface Store {
   automationRuns: Collection<AutomationRunDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see adapters/store/files.ts). */
   files: GridFSBucket;
+  /** What the process keeps for this connection (adapters/store/per-store.ts). */
+  scoped: Map<symbol, unknown>;
   close(): Promise<void>;
 }
 
@@ -633,6 +635,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     automations: db.collection('automations'),
     automationRuns: db.collection('automationRuns'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
+    scoped: new Map(),
     close: () => client.close(),
   };
   await ensureIndexes(store);

@@ -1,6 +1,6 @@
 import { findKey, hashKey } from './keys';
 import { byId } from '../../adapters/batching/read-batch';
-import { perStore } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 import { findSession } from './sessions';
 import type { Store, UserDoc } from '../../adapters/store/store';
 

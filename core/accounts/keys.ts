@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { nextId } from '../../adapters/store/counters';
 import { byId } from '../../adapters/batching/read-batch';
-import { perStore } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 import type { KeyDoc, KeyKind, Store } from '../../adapters/store/store';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -1,6 +1,6 @@
 import { hashKey, randomToken } from './keys';
 import { byId } from '../../adapters/batching/read-batch';
-import { perStore } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 import type { SessionDoc, Store } from '../../adapters/store/store';
 
 /** Seconds a session lives without use (the original's tokenExpiration); each use extends it. */

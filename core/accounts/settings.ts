@@ -4,7 +4,7 @@
 // Stored on the account document (AccountDoc.settings); what is not stored takes the defaults.
 import { byId } from '../../adapters/batching/read-batch';
 import type { AccountDoc, Store } from '../../adapters/store/store';
-import { perStore } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 
 export interface AccountSettings {
   attachments: boolean;

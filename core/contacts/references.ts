@@ -3,7 +3,7 @@
 // and interests, every custom field), so a request reads each of them at most once.
 import { errors, fieldError, type FieldError } from '../shared/errors';
 import { byId, ReadBatch } from '../../adapters/batching/read-batch';
-import { perStore } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 import type { ContactDoc, FieldDoc, Store } from '../../adapters/store/store';
 
 /** The references a request names, as far as read: `fields` is every custom field of the account. */

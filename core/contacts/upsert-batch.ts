@@ -8,7 +8,8 @@
 // durable, so an answered request's change is never lost.
 import { MongoBulkWriteError, type UpdateFilter, type WriteError } from 'mongodb';
 import { isDuplicateKey, type ContactDoc, type Store } from '../../adapters/store/store';
-import { perStore, TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
+import { TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 
 /** One upsert: the contact with this email in the account, created or updated by `update`. */
 export interface ContactUpsert { account: string; email: string; update: UpdateFilter<ContactDoc> }

@@ -4,6 +4,7 @@
 // this finds its event with one equality read on the ledger's _id. A row never changes once
 // written (the first outcome of a mail_id stays), so rows read are kept for later hits, and
 // lookups that arrive in the same turn share one query (adapters/batching/read-batch.ts).
+import { perStore } from '../../adapters/store/per-store';
 import { ReadBatch } from '../../adapters/batching/read-batch';
 import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
 
@@ -12,13 +13,7 @@ const MAX_CACHED = 20_000;
 
 interface Reader { cache: Map<string, EventDoc>; batches: Map<string, ReadBatch<string, EventDoc>> }
 
-const readers = new WeakMap<Store, Reader>();
-
-function readerOf(store: Store): Reader {
-  let reader = readers.get(store);
-  if (!reader) readers.set(store, (reader = { cache: new Map(), batches: new Map() }));
-  return reader;
-}
+const readerOf = perStore((): Reader => ({ cache: new Map(), batches: new Map() }));
 
 /** The ledger event of the account's message `mailId`, or undefined when no such message was recorded. */
 export async function sentEventOf(store: Store, account: string, mailId: string): Promise<EventDoc | undefined> {

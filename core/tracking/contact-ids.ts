@@ -2,6 +2,7 @@
 // found by the unique {account, email} index. Clicks of one message come in bursts and many
 // messages go to the same few addresses, so answers (a missing contact too) are kept for a
 // minute, and lookups of one turn share a query (adapters/batching/read-batch.ts).
+import { perStore } from '../../adapters/store/per-store';
 import { ReadBatch } from '../../adapters/batching/read-batch';
 import type { Store } from '../../adapters/store/store';
 import { normaliseEmail } from '../accounts/users';
@@ -11,12 +12,11 @@ const MAX_CACHED = 20_000;
 
 interface Lookups { cache: Map<string, { id: string | undefined; until: number }>; batches: Map<string, ReadBatch<string, string>> }
 
-const lookups = new WeakMap<Store, Lookups>();
+const lookupsOf = perStore((): Lookups => ({ cache: new Map(), batches: new Map() }));
 
 /** The id (as a string, as the original's events show it) of the account's contact with this address, if any. */
 export async function contactIdOf(store: Store, account: string, email: string): Promise<string | undefined> {
-  let state = lookups.get(store);
-  if (!state) lookups.set(store, (state = { cache: new Map(), batches: new Map() }));
+  const state = lookupsOf(store);
   const address = normaliseEmail(email);
   const key = `${account}\u0000${address}`;
   const now = Date.now();

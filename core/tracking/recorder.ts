@@ -8,6 +8,7 @@
 // the unique index on track_id keeps exactly one, whatever the number of concurrent hits or
 // processes. This process also remembers the mail_ids whose first_* it has stored, so later hits
 // of the same message do not send a duplicate for the index to refuse.
+import { perStore } from '../../adapters/store/per-store';
 import { EventWriter } from './event-writer';
 import { eventOfSentMail, type TrackType } from './events';
 import { metrics } from '../../adapters/metrics/registry';
@@ -29,22 +30,11 @@ export type HitKind = 'open' | 'click' | 'online' | 'share' | 'unsubscribe';
 /** Who made a hit: its User-Agent header and client address. */
 export interface Hit { userAgent: string; ip: string }
 
-const writers = new WeakMap<Store, EventWriter>();
-const recorders = new WeakMap<Store, TrackingRecorder>();
-
 /** The process's recorder for a store: one, so every route of every request shares its caches and writes. */
-export function trackingRecorderOf(store: Store): TrackingRecorder {
-  let recorder = recorders.get(store);
-  if (!recorder) recorders.set(store, (recorder = new TrackingRecorder(store)));
-  return recorder;
-}
+export const trackingRecorderOf = perStore((store) => new TrackingRecorder(store));
 
 /** The process's EventWriter for a store: one, so that the hits of every request share its writes. */
-export function eventWriterOf(store: Store): EventWriter {
-  let writer = writers.get(store);
-  if (!writer) writers.set(store, (writer = new EventWriter(store)));
-  return writer;
-}
+export const eventWriterOf = perStore((store) => new EventWriter(store));
 
 type ClickPayload = Extract<TrackingPayload, { kind: 'c' }>;
 type MessagePayload = Extract<TrackingPayload, { kind: MessageKind }>;

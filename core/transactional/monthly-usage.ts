@@ -2,7 +2,8 @@
 // document per account and calendar month (UTC), shared by every API and SMTP process.
 import { errors } from '../shared/errors';
 import { isDuplicateKey, type Store } from '../../adapters/store/store';
-import { perStore, TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
+import { TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 
 /**
  * Counts of requests arriving together without a limit: one `$inc` per counter for all of them

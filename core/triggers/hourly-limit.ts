@@ -4,7 +4,8 @@
 // applies only while there is room, so simultaneous events cannot overshoot the limit together.
 import { errors } from '../shared/errors';
 import { isDuplicateKey, type Store } from '../../adapters/store/store';
-import { perStore, TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
+import { TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 
 export const HOUR_MS = 3_600_000;
 /** Bounded retries of a count that other processes keep taking room from (then the event is refused as unavailable). */

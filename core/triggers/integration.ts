@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors } from '../shared/errors';
 import { byId } from '../../adapters/batching/read-batch';
 import { isDuplicateKey, type IntegrationDoc, type Store } from '../../adapters/store/store';
-import { perStore } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 
 /** The two parts of a trigger address's credential. */
 export interface TriggerAddress { a: string; b: string }

@@ -3,6 +3,7 @@
 // configure: it lives in the store, made once. Simultaneous first callers (processes or hosts)
 // each try to insert their random key under one _id; the unique _id lets exactly one in, and
 // every caller reads back that one.
+import { perStore } from '../../../adapters/store/per-store';
 import { randomBytes } from 'node:crypto';
 import { Binary } from 'mongodb';
 import { isDuplicateKey, type Store } from '../../../adapters/store/store';
@@ -10,18 +11,18 @@ import { isDuplicateKey, type Store } from '../../../adapters/store/store';
 const SETTING = 'tracking-secret';
 const SECRET_BYTES = 32;
 
-const cache = new WeakMap<Store, Promise<Buffer>>();
+/** The key once read, per store connection; a failure (the store unreachable) is not kept: the next caller tries again. */
+const secretOf = perStore((): { read?: Promise<Buffer> } => ({}));
 
 /** The service's tracking key (32 bytes), from the store; read once per store object. */
 export function trackingSecret(store: Store): Promise<Buffer> {
-  let secret = cache.get(store);
-  if (!secret) {
-    secret = loadSecret(store);
-    cache.set(store, secret);
-    // A failure (the store unreachable) is not remembered: the next caller tries again.
-    secret.catch(() => cache.delete(store));
+  const held = secretOf(store);
+  if (!held.read) {
+    const read = loadSecret(store);
+    held.read = read;
+    read.catch(() => { if (held.read === read) held.read = undefined; });
   }
-  return secret;
+  return held.read;
 }
 
 async function loadSecret(store: Store): Promise<Buffer> {
