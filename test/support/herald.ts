@@ -11,7 +11,8 @@ import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
 import type { CampaignTuning } from '../../adapters/temporal/contracts';
 import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
 import { createSmtpServer } from '../../smtp/server';
-import { createHeraldWorker, quietTemporalRuntime } from '../../worker';
+import { createHeraldWorker } from '../../worker';
+import { installTestTemporalRuntime } from './temporal-logs';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
 export interface TestHerald {
@@ -84,6 +85,6 @@ function withoutDatabase(uri: string): string {
 let runtimeInstalled = false;
 /** The SDK's runtime is installed once per process (each jest worker is one). */
 function installQuietRuntime() {
-  if (!runtimeInstalled) quietTemporalRuntime();
+  if (!runtimeInstalled) installTestTemporalRuntime();
   runtimeInstalled = true;
 }

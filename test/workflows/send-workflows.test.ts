@@ -6,14 +6,14 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { searchAttributeKeys, SEND_SIGNAL, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
-import { quietTemporalRuntime } from '../../worker';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
 
 let env: TestWorkflowEnvironment;
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST, without a dependency on @temporalio/proto. */
 const INDEXED_VALUE_TYPE_KEYWORD_LIST = 7;
 
 beforeAll(async () => {
-  quietTemporalRuntime(); // the failures below are on purpose: keep their logs out
+  installTestTemporalRuntime(); // the failures below are on purpose: their logs show only if a test fails
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: await temporalTestServerPath() } },
   });

@@ -16,7 +16,7 @@ import { startTriggerAutomation } from '../../adapters/temporal/client';
 import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys, workflowIds } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../worker';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 
@@ -34,7 +34,7 @@ const deferred: string[] = [];
 let serverPath: string;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
+  installTestTemporalRuntime();
   [serverPath, store, sink] = await Promise.all([
     temporalTestServerPath(),
     connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/?]+)\/[^?]*/, '$1/'), `herald_test_${newId().slice(0, 10)}`),

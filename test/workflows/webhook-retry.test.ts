@@ -13,7 +13,7 @@ import { createEndpoint } from '../../core/webhooks/endpoints';
 import { verifySignature } from '../../core/webhooks/signature';
 import { workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../worker';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -22,7 +22,7 @@ let store: Store;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
+  installTestTemporalRuntime();
   [env, store, receiver] = await Promise.all([
     TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await temporalTestServerPath() } } }),
     connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/?]+)\/[^?]*/, '$1/'), `herald_test_${newId().slice(0, 10)}`),
