@@ -13,6 +13,7 @@ import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
 import { addContacts, addLists, campaignNow, draftCampaign, OWNER, waitForTask } from '../support/campaigns';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
@@ -59,7 +60,7 @@ function newWorker(): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue: deps.taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    ...testWorkflowCode(),
     activities: createActivities({
       store, mtaHost: 'herald.test', publicUrl: 'http://herald.test',
       transport: { sendMail: (message) => relay.sendMail(message), close: () => undefined },

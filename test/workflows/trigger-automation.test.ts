@@ -17,6 +17,7 @@ import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys, workflowIds } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 
@@ -70,7 +71,7 @@ const activityDeps = () => ({ store, mtaHost: 'herald.test', publicUrl: 'http://
 /** A worker with the real activities (a worker runs once: each test makes its own). */
 function newWorker(): Promise<Worker> {
   return Worker.create({
-    connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities: createActivities(activityDeps()),
+    connection: env.nativeConnection, taskQueue, ...testWorkflowCode(), activities: createActivities(activityDeps()),
   });
 }
 

@@ -14,6 +14,7 @@ import { verifySignature } from '../../core/webhooks/signature';
 import { workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -55,7 +56,7 @@ it('retries a refused POST exactly once, 60 s later in workflow time, then disca
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    ...testWorkflowCode(),
     activities: createWebhookActivities({ store, webhookAllowPrivate: true }),
   });
   const log = () => store.webhookLog.find({ account, endpointId: endpoint.id }).sort({ _id: 1 }).toArray();
