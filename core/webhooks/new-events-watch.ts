@@ -23,7 +23,12 @@ export class NewEventsWatch {
 
   /** Call just before each read: the read covers every change whose events had settled by now. */
   async reading(now = Date.now()): Promise<void> {
-    this.seen ??= await this.count();
+    if (this.seen === undefined) {
+      this.seen = await this.count();
+      // That count may include events too young for this read (stored just before the pass
+      // started): read again once they settled, not only at the next full read.
+      this.dues.push(now + this.settleMs + 1000);
+    }
     this.lastRead = now;
     this.dues = this.dues.filter((due) => due > now);
   }

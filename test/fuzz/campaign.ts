@@ -10,6 +10,8 @@ export interface CampaignResult {
   statuses: Record<string, number>;
   /** The first rule broken, with the input that broke it (after shrinking). */
   failure?: string;
+  /** The time limit stopped it before its runs were done. */
+  cut: boolean;
 }
 
 export interface CampaignOptions {
@@ -52,5 +54,5 @@ export async function runCampaign(target: FuzzTarget, options: CampaignOptions):
   const failure = details.failed
     ? `${(details.errorInstance as Error | undefined)?.message ?? 'failed'}\nseed ${details.seed}, input (first 500 chars): ${String(details.counterexample?.[0]).slice(0, 500)}`
     : undefined;
-  return { target: target.name, runs, statuses, failure };
+  return { target: target.name, runs, statuses, failure, cut: details.interrupted };
 }

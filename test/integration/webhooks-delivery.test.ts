@@ -1,10 +1,10 @@
 // Webhook delivery end to end on the dev server, to a real HTTP receiver on 127.0.0.1: events of
 // a real send (track.mail.sent, and track.mail.bounced for a recipient the relay refuses) arrive
 // as signed JSON arrays; an endpoint's event types are honoured; a backlog goes in few requests of
-// many events of mixed types; a rotated secret signs what follows; a refused POST is logged,
-// does not hold newer events back, and its events come again once, after the retry delay (the
-// spec's minute, proven on the time-skipping server by test/workflows/webhook-retry.test.ts;
-// 40 s here: 20 s less of real time for the suite).
+// many events of mixed types; a rotated secret signs what follows; a refused POST is logged with
+// its retry due a minute later, and does not hold newer events back. That retry, its one minute
+// and its outcome in the deliveries log are proven on the time-skipping server, where the minute
+// passes at once: test/workflows/webhook-retry.test.ts.
 import type { NewAccount } from '../../core/accounts/accounts';
 import { metrics } from '../../adapters/metrics/registry';
 import { verifySignature } from '../../core/webhooks/signature';
@@ -13,14 +13,14 @@ import { callHerald, type CallOptions } from '../support/http';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver';
 
-const RETRY_DELAY_MS = 40_000;
+const RETRY_DELAY_MS = 60_000; // the spec's minute (Herald's default)
 
 let herald: TestHerald;
 let acme: NewAccount;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  [herald, receiver] = await Promise.all([startTestHerald({ rejectRecipients: ['gone@example.org'], webhookTuning: { retryDelayMs: RETRY_DELAY_MS } }), startWebhookReceiver()]);
+  [herald, receiver] = await Promise.all([startTestHerald({ rejectRecipients: ['gone@example.org'] }), startWebhookReceiver()]);
   acme = await herald.newAccount();
 });
 afterAll(async () => {
@@ -116,7 +116,7 @@ describe('webhook delivery', () => {
     await api('DELETE', `/webhooks/${endpoint.id}`);
   }, 120_000);
 
-  it('logs a refused POST, goes on with newer events, and retries the refused ones once, after the retry delay', async () => {
+  it('logs a refused POST with its retry due a minute later, and goes on with newer events meanwhile', async () => {
     const endpoint = await createEndpoint('refused');
     const rejectedBefore = await counter(metrics.webhookRequests, { outcome: 'rejected' });
     receiver.answer = (request) => (request.path.endsWith('?refused') && request.headers['herald-attempt'] === '1' && requestsTo('refused').length === 1 ? 503 : 200);
@@ -130,6 +130,8 @@ describe('webhook delivery', () => {
     await receiver.waitFor('newer events', () => eventsTo('refused').some((e) => newer.includes(e.track_id)), 40_000);
     expect(receiver.requests.find((r) => r.events.some((e) => newer.includes(e.track_id)))!.at - failedAt).toBeLessThan(RETRY_DELAY_MS - 5000);
     expect(await counter(metrics.webhookRequests, { outcome: 'rejected' })).toBeGreaterThan(rejectedBefore);
+    expect(requestsTo('refused').filter((r) => r.headers['herald-attempt'] === '2')).toHaveLength(0); // the retry waits for its minute
+    expectSigned(requestsTo('refused'), endpoint.secret);
 
     const log = await api('GET', `/webhooks/${endpoint.id}/deliveries`);
     expect(log.status).toBe(200);
@@ -138,22 +140,9 @@ describe('webhook delivery', () => {
       outcome: 'failed', attempt: 1, status: 503, error: expect.stringContaining('HTTP 503'), events: 4, track_ids: refused, retry_at: expect.any(String),
     });
     expect(Date.parse(log.body.data[0].retry_at) - Date.parse(log.body.data[0].time)).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 1000);
-
-    await receiver.waitFor('the retry', () => requestsTo('refused').some((r) => r.headers['herald-attempt'] === '2'), 120_000);
-    const retries = requestsTo('refused').filter((r) => r.headers['herald-attempt'] === '2');
-    expect(retries).toHaveLength(1);
-    expect(retries[0].events.map((e) => e.track_id)).toEqual(refused);
-    expect(retries[0].at - failedAt).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 1000);
-    expectSigned(requestsTo('refused'), endpoint.secret);
-    let after = await api('GET', `/webhooks/${endpoint.id}/deliveries?filter[outcome]=delivered`);
-    for (let i = 0; i < 50 && after.body.data.length === 0; i += 1) { // logged just after the answer
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await api('GET', `/webhooks/${endpoint.id}/deliveries?filter[outcome]=delivered`);
-    }
-    expect(after.body.data).toEqual([expect.objectContaining({ outcome: 'delivered', attempt: 2, status: 200, events: 4, track_ids: refused })]);
     const byTrackId = await api('GET', `/webhooks/${endpoint.id}/deliveries?q=${refused[2]}`);
-    expect(byTrackId.body.paging.total).toBe(2);
-    expect(await herald.services.store.webhookRetries.countDocuments({ account: acme.account, endpointId: endpoint.id })).toBe(0);
+    expect(byTrackId.body.paging.total).toBe(1);
+    expect(await herald.services.store.webhookRetries.countDocuments({ account: acme.account, endpointId: endpoint.id })).toBe(1);
     receiver.answer = () => 200;
-  }, 200_000);
+  }, 120_000);
 });

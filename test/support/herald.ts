@@ -14,7 +14,7 @@ import type { Store } from '../../adapters/store/store';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
 import type { CampaignTuning } from '../../adapters/temporal/contracts';
 import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
-import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
+import { installTestTemporalRuntime } from './temporal-logs';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
 /** The parts a test reaches into: the store, the Temporal client and the task queue. */
@@ -108,6 +108,6 @@ export async function dropDatabase(database: string): Promise<void> {
 let runtimeInstalled = false;
 /** The SDK's runtime is installed once per process (each jest worker is one). */
 function installQuietRuntime() {
-  if (!runtimeInstalled) quietTemporalRuntime();
+  if (!runtimeInstalled) installTestTemporalRuntime();
   runtimeInstalled = true;
 }

@@ -12,7 +12,8 @@ import type { TaskDeps } from '../../core/tasks/tasks';
 import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
 import { addContacts, addLists, campaignNow, draftCampaign, OWNER, waitForTask } from '../support/campaigns';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
@@ -29,7 +30,7 @@ let deps: TaskDeps;
 let relay: ReturnType<typeof createRelayTransport>;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
+  installTestTemporalRuntime();
   [env, store, sink] = await Promise.all([
     TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await temporalTestServerPath() } } }),
     connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/?]+)\/[^?]*/, '$1/'), `herald_test_${newId().slice(0, 10)}`),
@@ -59,7 +60,7 @@ function newWorker(): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue: deps.taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    ...testWorkflowCode(),
     activities: createActivities({
       store, mtaHost: 'herald.test', publicUrl: 'http://herald.test',
       transport: { sendMail: (message) => relay.sendMail(message), close: () => undefined },

@@ -6,14 +6,15 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { searchAttributeKeys, SEND_SIGNAL, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
-import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
 
 let env: TestWorkflowEnvironment;
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST, without a dependency on @temporalio/proto. */
 const INDEXED_VALUE_TYPE_KEYWORD_LIST = 7;
 
 beforeAll(async () => {
-  quietTemporalRuntime(); // the failures below are on purpose: keep their logs out
+  installTestTemporalRuntime(); // the failures below are on purpose: their logs show only if a test fails
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: await temporalTestServerPath() } },
   });
@@ -39,7 +40,7 @@ async function standInWorker(send: (input: SendRequestsInput, calls: Call[]) => 
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    ...testWorkflowCode(),
     activities: {
       sendRequests: async (input: SendRequestsInput) => {
         calls.push({ activity: 'send', at: await env.currentTimeMs(), input });

@@ -18,7 +18,8 @@ import { startTriggerAutomation } from '../../adapters/temporal/client';
 import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys, workflowIds } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 
@@ -36,7 +37,7 @@ const deferred: string[] = [];
 let serverPath: string;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
+  installTestTemporalRuntime();
   [serverPath, store, sink] = await Promise.all([
     temporalTestServerPath(),
     connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/?]+)\/[^?]*/, '$1/'), `herald_test_${newId().slice(0, 10)}`),
@@ -72,7 +73,7 @@ const activityDeps = () => ({ store, mtaHost: 'herald.test', publicUrl: 'http://
 /** A worker with the real activities (a worker runs once: each test makes its own). */
 function newWorker(): Promise<Worker> {
   return Worker.create({
-    connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities: createActivities(activityDeps()),
+    connection: env.nativeConnection, taskQueue, ...testWorkflowCode(), activities: createActivities(activityDeps()),
   });
 }
 

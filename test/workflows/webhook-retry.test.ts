@@ -1,19 +1,24 @@
 // The one-minute retry of a failed webhook POST, on the time-skipping test server: the real
-// WebhookDelivery workflow and its real activities (the suite's store, a real HTTP receiver that
-// refuses everything). Exactly two POSTs of the same events, 60 s apart in workflow time, then
-// the events are discarded and the discard is in the endpoint's deliveries log; no third POST.
+// WebhookDelivery workflow and its real activities (the suite's store, a real HTTP receiver).
+// Refused twice: exactly two POSTs of the same events, 60 s apart in workflow time, then the
+// events are discarded and the discard is in the endpoint's deliveries log; no third POST.
+// Refused once: newer events go out meanwhile, the refused ones come again exactly once a minute
+// later, and the log shows the failure and the delivered retry (the dev-server side of it, the
+// failure in GET …/deliveries while newer events go out, is test/integration/webhooks-delivery).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { ObjectId } from 'mongodb';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { newId } from '../../core/shared/ids';
 import { metrics } from '../../adapters/metrics/registry';
-import { connectStore, type Store } from '../../adapters/store/store';
+import { connectStore, type Store, type WebhookDoc } from '../../adapters/store/store';
 import { createEndpoint } from '../../core/webhooks/endpoints';
 import { verifySignature } from '../../core/webhooks/signature';
 import { workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { quietTemporalRuntime } from '../../adapters/temporal/runtime';
+import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { testWorkflowCode } from '../support/workflow-bundle';
+import { deliveryView } from '../../core/webhooks/deliveries';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -22,7 +27,7 @@ let store: Store;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  quietTemporalRuntime();
+  installTestTemporalRuntime();
   [env, store, receiver] = await Promise.all([
     TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await temporalTestServerPath() } } }),
     connectStore(process.env.MONGODB_URI!.replace(/^(mongodb:\/\/[^/?]+)\/[^?]*/, '$1/'), `herald_test_${newId().slice(0, 10)}`),
@@ -36,13 +41,30 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/** A worker on a task queue of its own, with the real webhook activities. */
+const webhookWorker = (taskQueue: string) => Worker.create({
+  connection: env.nativeConnection,
+  taskQueue,
+  ...testWorkflowCode(),
+  activities: createWebhookActivities({ store, webhookAllowPrivate: true }),
+});
+
+/** The endpoint's delivery, reading events a minute old already: no waiting in real time for them to settle. */
+async function startDelivery(account: string, endpoint: WebhookDoc, taskQueue: string) {
+  await store.webhooks.updateOne({ _id: endpoint._id }, { $set: { cursor: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60) } });
+  return env.client.workflow.start('WebhookDelivery', {
+    taskQueue,
+    workflowId: workflowIds.webhookDelivery(account, endpoint.id),
+    // One read per pass (then a 1 s timer): the test server skips time only while no activity runs.
+    args: [{ account, endpointId: endpoint.id, passMs: 0 } satisfies WebhookDeliveryInput],
+  });
+}
+
 const discarded = async () => (await metrics.webhookEventsDiscarded.get()).values.reduce((sum, v) => sum + v.value, 0);
 
 it('retries a refused POST exactly once, 60 s later in workflow time, then discards its events and logs it', async () => {
   const account = 'acme';
   const endpoint = await createEndpoint(store, account, { url: receiver.url }, true);
-  // The endpoint started a minute ago, and its events are settled already: no waiting in real time.
-  await store.webhooks.updateOne({ _id: endpoint._id }, { $set: { cursor: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60) } });
   const trackIds = await storeSyntheticEvents(store, account, 3, ['track.mail.opened', 'track.mail.clicked'], 20_000);
   const serverTimes: number[] = [];
   receiver.answer = async () => {
@@ -52,20 +74,10 @@ it('retries a refused POST exactly once, 60 s later in workflow time, then disca
   const discardedBefore = await discarded();
 
   const taskQueue = `webhook-${newId().slice(0, 8)}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createWebhookActivities({ store, webhookAllowPrivate: true }),
-  });
+  const worker = await webhookWorker(taskQueue);
   const log = () => store.webhookLog.find({ account, endpointId: endpoint.id }).sort({ _id: 1 }).toArray();
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('WebhookDelivery', {
-      taskQueue,
-      workflowId: workflowIds.webhookDelivery(account, endpoint.id),
-      // One read per pass (then a 1 s timer): the test server skips time only while no activity runs.
-      args: [{ account, endpointId: endpoint.id, passMs: 0 } satisfies WebhookDeliveryInput],
-    });
+    const handle = await startDelivery(account, endpoint, taskQueue);
     for (let i = 0; i < 60 && !(await log()).some((entry) => entry.outcome === 'discarded'); i += 1) await env.sleep(5000);
     await env.sleep(180_000); // three more minutes: no third attempt comes
     await handle.terminate('test over');
@@ -87,4 +99,58 @@ it('retries a refused POST exactly once, 60 s later in workflow time, then disca
   expect(entries[1].error).toContain('HTTP 500');
   expect(await store.webhookRetries.countDocuments({ account })).toBe(0);
   expect(await discarded()).toBe(discardedBefore + 3);
+}, 120_000);
+
+it('goes on with newer events while a refused POST waits, retries it exactly once a minute later, and logs the delivery', async () => {
+  const account = 'globex';
+  const own = await startWebhookReceiver();
+  try {
+    const endpoint = await createEndpoint(store, account, { url: own.url }, true);
+    const refused = await storeSyntheticEvents(store, account, 4, ['track.mail.opened'], 20_000);
+    const serverTime = new Map<object, number>();
+    own.answer = async (request) => {
+      serverTime.set(request, await env.currentTimeMs());
+      return request.headers['herald-attempt'] === '1' && own.requests.length === 1 ? 503 : 200;
+    };
+    const attempt = (n: number) => own.requests.filter((r) => r.headers['herald-attempt'] === String(n));
+    const log = () => store.webhookLog.find({ account, endpointId: endpoint.id }).sort({ _id: 1 }).toArray();
+
+    const taskQueue = `webhook-${newId().slice(0, 8)}`;
+    const worker = await webhookWorker(taskQueue);
+    let newer: string[] = [];
+    await worker.runUntil(async () => {
+      const handle = await startDelivery(account, endpoint, taskQueue);
+      await own.waitFor('the refused POST', () => own.requests.length >= 1 && serverTime.has(own.requests[0]), 30_000);
+      // Newer events go out while the refused ones wait (in real time: new events settle for 5 s first).
+      newer = await storeSyntheticEvents(store, account, 2, ['track.mail.clicked']);
+      await own.waitFor('newer events', () => own.events().some((e) => newer.includes(e.track_id)), 30_000);
+      for (let i = 0; i < 60 && attempt(2).length === 0; i += 1) await env.sleep(5000);
+      for (let i = 0; i < 50 && !(await log()).some((entry) => entry.outcome === 'delivered'); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      await handle.terminate('test over');
+    });
+
+    const [failed] = own.requests;
+    expect(failed.headers['herald-attempt']).toBe('1');
+    expect(failed.events.map((e) => e.track_id)).toEqual(refused);
+    const newerRequest = own.requests.find((r) => r.events.some((e) => newer.includes(e.track_id)))!;
+    expect(newerRequest.headers['herald-attempt']).toBe('1');
+    expect(serverTime.get(newerRequest)! - serverTime.get(failed)!).toBeLessThan(55_000);
+    const retries = attempt(2);
+    expect(retries).toHaveLength(1);
+    expect(retries[0].events.map((e) => e.track_id)).toEqual(refused);
+    expect(serverTime.get(retries[0])! - serverTime.get(failed)!).toBeGreaterThanOrEqual(59_000);
+    for (const request of own.requests) expect(verifySignature(endpoint.secret, request.rawBody, request.headers['herald-signature'] as string)).toBe(true);
+
+    // GET …/deliveries shows each entry as deliveryView renders it.
+    const entries = (await log()).map(deliveryView);
+    expect(entries).toEqual([
+      expect.objectContaining({ outcome: 'failed', attempt: 1, status: 503, error: expect.stringContaining('HTTP 503'), events: 4, track_ids: refused }),
+      expect.objectContaining({ outcome: 'delivered', attempt: 2, status: 200, events: 4, track_ids: refused }),
+    ]);
+    expect(Date.parse(entries[0].retry_at!) - Date.parse(entries[0].time)).toBeGreaterThanOrEqual(59_000);
+    expect(await store.webhookLog.countDocuments({ account, endpointId: endpoint.id, trackIds: refused[2] })).toBe(2); // what ?q=<track_id> finds
+    expect(await store.webhookRetries.countDocuments({ account, endpointId: endpoint.id })).toBe(0);
+  } finally {
+    await own.close();
+  }
 }, 120_000);

@@ -1,0 +1,24 @@
+// The Temporal SDK's warnings during tests ("Activity failed" for the failures a test provokes,
+// "Task not found when completing" once a worker stopped, …) are expected noise while tests pass
+// and evidence when one fails. So the test files' runtime keeps them in a buffer of the test file,
+// and the test environment (test/support/test-environment.ts) prints the ones logged since the
+// previous test only when a test or hook failed.
+import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogEntry } from '@temporalio/worker';
+import { keepTemporalLog } from './temporal-log-buffer';
+
+const keep = (entry: LogEntry) =>
+  keepTemporalLog(globalThis, JSON.stringify({ name: 'temporal', level: entry.level.toLowerCase(), msg: entry.message, ...entry.meta }));
+
+let installed = false;
+/**
+ * Installs the SDK's runtime for this test file (each file has its own module registry, so its
+ * own runtime): warn level as in production, the native core's logs forwarded, all into the buffer.
+ */
+export function installTestTemporalRuntime(): void {
+  if (installed) return;
+  installed = true;
+  Runtime.install({
+    logger: new DefaultLogger('WARN', keep),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+  });
+}

@@ -1,0 +1,32 @@
+// Jest's node environment, plus: the Temporal SDK's logs buffered by test/support/temporal-logs.ts
+// are printed (on stderr, before jest's report of the file) for a test or hook that failed, and
+// dropped once a test passed.
+import type { Circus } from '@jest/types';
+import { TestEnvironment } from 'jest-environment-node';
+import { takeTemporalLogs } from './temporal-log-buffer';
+
+export default class HeraldTestEnvironment extends TestEnvironment {
+  private readonly testPath: string;
+
+  constructor(...args: ConstructorParameters<typeof TestEnvironment>) {
+    super(...args);
+    this.testPath = args[1].testPath;
+  }
+
+  handleTestEvent(event: Circus.Event): void {
+    if (event.name === 'test_done') this.flush(event.test.errors.length > 0 ? `test "${testName(event.test)}"` : undefined);
+    else if (event.name === 'hook_failure') this.flush(`${event.hook.type} hook${event.test ? ` of "${testName(event.test)}"` : ''}`);
+  }
+
+  private flush(failed: string | undefined): void {
+    const entries = takeTemporalLogs(this.global);
+    if (failed === undefined || entries.length === 0) return;
+    process.stderr.write(`\nTemporal SDK logs before the failed ${failed} (${this.testPath}):\n${entries.join('\n')}\n\n`);
+  }
+}
+
+function testName(test: Circus.TestEntry): string {
+  const names: string[] = [];
+  for (let block: Circus.DescribeBlock | undefined = test.parent; block?.parent; block = block.parent) names.unshift(block.name);
+  return [...names, test.name].join(' › ');
+}
