@@ -91,10 +91,13 @@ it('the worker serves its own metrics (the sends it made), the API its own (the 
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     return parsePrometheus(await response.text());
   };
-  // The worker counts a send once its ledger row is stored, a moment after the sink took the mail.
+  // The worker counts a send once its ledger row and its event are stored (two writes side by
+  // side, each counted when it ends), a moment after the sink took the mail.
   const worker = await waitUntil('the worker to count both sends', async () => {
     const scraped = await scrape(workerMetricsPort);
-    return valueOf(scraped, 'herald_events_stored_total', { track_type: 'track.mail.sent' }) >= 2 && scraped;
+    const counted = valueOf(scraped, 'herald_events_stored_total', { track_type: 'track.mail.sent' }) >= 2
+      && valueOf(scraped, 'herald_messages_total', { outcome: 'sent' }) >= 2;
+    return counted && scraped;
   });
   const api = await scrape(apiPort);
   expect(valueOf(worker, 'herald_messages_total', { outcome: 'sent' })).toBe(2); // the HTTP and the SMTP send
