@@ -7,6 +7,7 @@ import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
 import { runRender } from './render';
+import { runSmtpAuth } from './smtp-auth';
 import { runSmtpSend } from './smtp-send';
 import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
@@ -24,6 +25,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'herald-send': (done) => runHeraldSend(done['temporal-bare']?.workflows_per_s as number | undefined),
   // SMTP submissions from 20 clients through the same gathering path, beside signalWithStart.
   'smtp-send': () => runSmtpSend(),
+  // How fast the SMTP listener answers AUTH (right key, first failures, a held failure), beside a store ping.
+  'smtp-auth': () => runSmtpAuth(),
   // The store alone: memory vs durable file, and nested vs JSON-string request bodies.
   'store-rates': () => runStoreRates(),
   // The account API: contact upserts over HTTP beside the store's own upserts, pages of 100k contacts.

@@ -55,7 +55,8 @@ describe('the herald command (accounts and users)', () => {
     expect(again.stderr).toContain('already exists');
   });
 
-  it.each(['Acme', 'acme-shop', 'a_b', 'x'.repeat(41)])('refuses the invalid name %s', async (name) => {
+  // Refusals change nothing: their processes run at once.
+  it.concurrent.each(['Acme', 'acme-shop', 'a_b', 'x'.repeat(41)])('refuses the invalid name %s', async (name) => {
     const result = await herald(['account', 'create', name], env);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
@@ -116,7 +117,7 @@ describe('the herald command (accounts and users)', () => {
     expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual(defaults);
   });
 
-  it.each([
+  it.concurrent.each([
     [['account', 'set', 'policy2'], 'at least one option'],
     [['account', 'set'], 'account name'],
     [['account', 'set', '--attachments', 'on'], 'account name'],

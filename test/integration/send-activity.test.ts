@@ -5,6 +5,7 @@
 // Real store and a real SMTP sink, reached through the relay thread the worker uses; the activity
 // runs in the SDK's activity test environment.
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { testTemporalLogger } from '../support/temporal-logs';
 import { createSendActivities, SEND_CONCURRENCY } from '../../activities/sending';
 import { newId } from '../../core/shared/ids';
 import { connectStore, type Store } from '../../adapters/store/store';
@@ -33,7 +34,7 @@ afterAll(async () => {
   await store.close();
 });
 
-const attempt = (n: number) => new MockActivityEnvironment({ attempt: n });
+const attempt = (n: number) => new MockActivityEnvironment({ attempt: n }, { logger: testTemporalLogger });
 
 it('on a retry, sends only what the ledger lacks, with the same Message-ID, and restores lost events', async () => {
   const requestId = newId();

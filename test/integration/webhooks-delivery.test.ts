@@ -16,25 +16,31 @@ import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from
 const RETRY_DELAY_MS = 60_000; // the spec's minute (Herald's default)
 
 let herald: TestHerald;
-let acme: NewAccount;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   [herald, receiver] = await Promise.all([startTestHerald({ rejectRecipients: ['gone@example.org'] }), startWebhookReceiver()]);
-  acme = await herald.newAccount();
 });
 afterAll(async () => {
   await herald?.stop();
   await receiver?.close();
 });
 
-const api = (method: string, path: string, options: CallOptions = {}) =>
-  callHerald(herald.baseUrl, method, `/v2/${acme.account}${path}`, { ...options, headers: { authorization: `Bearer ${acme.apiKey}` } });
-
-async function createEndpoint(query: string, events?: string[]): Promise<{ id: number; url: string; secret: string }> {
-  const created = await api('POST', '/webhooks', { json: { url: `${receiver.url}?${query}`, ...(events ? { events } : {}) } });
-  expect(created.status).toBe(201);
-  return created.body.data;
+/**
+ * A new account with its API and its endpoints (on the receiver, told apart by a query). Each test
+ * has an account of its own, so an endpoint gets only its test's events and the tests run at once:
+ * their waits for events to settle overlap.
+ */
+async function newAccount() {
+  const acme: NewAccount = await herald.newAccount();
+  const api = (method: string, path: string, options: CallOptions = {}) =>
+    callHerald(herald.baseUrl, method, `/v2/${acme.account}${path}`, { ...options, headers: { authorization: `Bearer ${acme.apiKey}` } });
+  async function createEndpoint(query: string, events?: string[]): Promise<{ id: number; url: string; secret: string }> {
+    const created = await api('POST', '/webhooks', { json: { url: `${receiver.url}?${query}`, ...(events ? { events } : {}) } });
+    expect(created.status).toBe(201);
+    return created.body.data;
+  }
+  return { acme, api, createEndpoint };
 }
 
 const requestsTo = (query: string) => receiver.requests.filter((r) => r.path.endsWith(`?${query}`));
@@ -53,7 +59,8 @@ function expectSigned(requests: ReceivedRequest[], secret: string) {
 }
 
 describe('webhook delivery', () => {
-  it('POSTs the events of a real send as signed JSON arrays, each endpoint only its event types', async () => {
+  it.concurrent('POSTs the events of a real send as signed JSON arrays, each endpoint only its event types', async () => {
+    const { acme, api, createEndpoint } = await newAccount();
     const all = await createEndpoint('all');
     const bounces = await createEndpoint('bounces', ['track.mail.bounced']);
     const deliveredBefore = await counter(metrics.webhookEventsDelivered);
@@ -86,7 +93,8 @@ describe('webhook delivery', () => {
     await api('DELETE', `/webhooks/${all.id}`);
   }, 120_000);
 
-  it('sends a backlog in few requests of many events of mixed types, each event once', async () => {
+  it.concurrent('sends a backlog in few requests of many events of mixed types, each event once', async () => {
+    const { acme, api, createEndpoint } = await newAccount();
     const endpoint = await createEndpoint('backlog');
     const trackIds = await storeSyntheticEvents(herald.services.store, acme.account, 1200, ['track.mail.opened', 'track.mail.clicked']);
     const received = () => eventsTo('backlog').filter((e) => trackIds.includes(e.track_id));
@@ -101,7 +109,8 @@ describe('webhook delivery', () => {
     await api('DELETE', `/webhooks/${endpoint.id}`);
   }, 120_000);
 
-  it('signs with the new secret once rotated', async () => {
+  it.concurrent('signs with the new secret once rotated', async () => {
+    const { acme, api, createEndpoint } = await newAccount();
     const endpoint = await createEndpoint('rotate');
     const first = await storeSyntheticEvents(herald.services.store, acme.account, 3);
     await receiver.waitFor('events before the rotation', () => eventsTo('rotate').filter((e) => first.includes(e.track_id)).length === 3, 60_000);
@@ -116,7 +125,8 @@ describe('webhook delivery', () => {
     await api('DELETE', `/webhooks/${endpoint.id}`);
   }, 120_000);
 
-  it('logs a refused POST with its retry due a minute later, and goes on with newer events meanwhile', async () => {
+  it.concurrent('logs a refused POST with its retry due a minute later, and goes on with newer events meanwhile', async () => {
+    const { acme, api, createEndpoint } = await newAccount();
     const endpoint = await createEndpoint('refused');
     const rejectedBefore = await counter(metrics.webhookRequests, { outcome: 'rejected' });
     receiver.answer = (request) => (request.path.endsWith('?refused') && request.headers['herald-attempt'] === '1' && requestsTo('refused').length === 1 ? 503 : 200);

@@ -14,10 +14,11 @@ let herald: TestHerald;
 let acme: NewAccount;
 let receiver: WebhookReceiver;
 
+const BACKLOG = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  // Small requests, one at a time: a backlog takes long enough to be cut in the middle.
+  // Small requests, one at a time: a backlog of a thousand events takes seconds, long enough to be cut in the middle.
   [herald, receiver] = await Promise.all([startTestHerald({ webhookTuning: { maxEventsPerRequest: 5, concurrency: 1 } }), startWebhookReceiver()]);
   acme = await herald.newAccount();
   // Sweeps run when the test says so, not on the minute.
@@ -52,16 +53,16 @@ it('starts the sweeper schedule with the worker', async () => {
 it('restarts a delivery workflow terminated midway, and the rest of the backlog arrives', async () => {
   receiver.answer = async () => { await sleep(30); return 200; };
   const { id } = (await api('POST', '/webhooks', { json: { url: `${receiver.url}?backlog` } })).body.data;
-  const trackIds = await storeSyntheticEvents(herald.services.store, acme.account, 3000);
+  const trackIds = await storeSyntheticEvents(herald.services.store, acme.account, BACKLOG);
   await receiver.waitFor('the first requests', () => requestsTo('backlog').length >= 20, 60_000);
   const { runId: firstRun } = await deliveryHandle(id).describe();
   await deliveryHandle(id).terminate('test: a lost workflow');
   await quiet(3000);
-  expect(distinct('backlog').size).toBeLessThan(3000); // cut midway
+  expect(distinct('backlog').size).toBeLessThan(BACKLOG); // cut midway
   expect((await deliveryHandle(id).describe()).status.name).toBe('TERMINATED');
 
   await triggerWebhookSweep(herald.services.temporal, herald.services.taskQueue);
-  await receiver.waitFor('the rest of the backlog', () => distinct('backlog').size >= 3000, 120_000);
+  await receiver.waitFor('the rest of the backlog', () => distinct('backlog').size >= BACKLOG, 120_000);
   expect(distinct('backlog')).toEqual(new Set(trackIds));
   const restarted = await deliveryHandle(id).describe();
   expect(restarted.status.name).toBe('RUNNING');

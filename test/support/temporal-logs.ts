@@ -9,6 +9,9 @@ import { keepTemporalLog } from './temporal-log-buffer';
 const keep = (entry: LogEntry) =>
   keepTemporalLog(globalThis, JSON.stringify({ name: 'temporal', level: entry.level.toLowerCase(), msg: entry.message, ...entry.meta }));
 
+/** The SDK's logger for tests, at warn level into the buffer: the runtime's, and MockActivityEnvironment's `logger`. */
+export const testTemporalLogger = new DefaultLogger('WARN', keep);
+
 let installed = false;
 /**
  * Installs the SDK's runtime for this test file (each file has its own module registry, so its
@@ -18,7 +21,7 @@ export function installTestTemporalRuntime(): void {
   if (installed) return;
   installed = true;
   Runtime.install({
-    logger: new DefaultLogger('WARN', keep),
+    logger: testTemporalLogger,
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
   });
 }

@@ -18,7 +18,7 @@ import { startTriggerAutomation } from '../../adapters/temporal/client';
 import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys, workflowIds } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { installTestTemporalRuntime, testTemporalLogger } from '../support/temporal-logs';
 import { testWorkflowCode } from '../support/workflow-bundle';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
@@ -136,7 +136,7 @@ it('sends the first email at once and the second only after the two-day wait, th
   // The same event again: its workflow ran already, so nothing starts; its activities run again send and count nothing.
   await startTriggerAutomation(env.client, taskQueue, { account, eventId, email: 'ann@example.net' });
   const activities = createAutomationActivities(activityDeps());
-  const mock = new MockActivityEnvironment();
+  const mock = new MockActivityEnvironment({}, { logger: testTemporalLogger });
   expect(await mock.run(activities.matchTriggerEvent, { account, eventId })).toEqual({ email: 'ann@example.net', automationIds: [automation.id] });
   expect(await mock.run(activities.sendAutomationEmail, { ...run, step: 0 })).toBe('sent');
   expect(await mock.run(activities.sendAutomationEmail, { ...run, step: 2 })).toBe('sent');
