@@ -93,6 +93,6 @@ export const contactExportOperations = accountResource('Contacts', [
   },
   {
     method: 'get', path: '/v2/{account}/exports/{fileName}', id: 'downloadExport', summary: 'Download a finished export',
-    permissions: ['contacts:list'], status: 200, response: 'The CSV file',
+    permissions: ['contacts:list'], status: 200, response: 'The CSV file', responseSchema: { type: 'string', contentMediaType: 'text/csv' },
   },
 ]);

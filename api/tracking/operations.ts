@@ -23,7 +23,7 @@ export const trackingOperations: OperationSpec[] = [
     method: 'get', path: '/t/v/{token}', id: 'viewOnline', tag: 'Tracking', auth: 'none',
     summary: 'Online version of a message',
     description: 'The message\'s HTML as its recipient got it (its text when it has no HTML), without the open pixel, sandboxed. Records `track.mail.viewed_online`.',
-    status: 200, response: 'The message', responseSchema: html('The message\'s HTML'),
+    status: 200, response: 'The message (`text/plain` when it has no HTML)', responseSchema: html('The message\'s HTML'),
   },
   {
     method: 'get', path: '/t/s/{network}/{token}', id: 'shareMessage', tag: 'Tracking', auth: 'none',
