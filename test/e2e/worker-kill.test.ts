@@ -3,8 +3,8 @@
 // duplicates are at most the messages in flight at the kill, each with the Message-ID of the first
 // copy (the one in the ledger), and the new worker resumes the sending (once the activity's
 // heartbeat timeout, 10 s, declares the killed one lost). How soon it resumes is printed, not
-// asserted: the replacement bundles its workflows at start, which a busy machine slows down.
-// The API runs in this process; the worker is `node dist/worker.js` (built by npm test).
+// asserted: a busy machine moves it, and the behaviour is what counts. The API runs in
+// this process; the worker is `node dist/worker.js` (built by npm test), on the run's workflow bundle.
 import { SEND_CONCURRENCY } from '../../activities/sending';
 import { createAccount } from '../../core/accounts/accounts';
 import { newId } from '../../core/shared/ids';

@@ -26,8 +26,10 @@ export async function startKillableStack(databasePrefix: string): Promise<Killab
   const settings = {
     SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_WORKER_METRICS_PORT: '0',
   };
+  // The workers load the workflow code the global setup bundled once (as the Docker image's do).
   const workerEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: suiteMongodbUri(), TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, HERALD_LOG_LEVEL: 'warn', ...settings,
+    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: suiteMongodbUri(), TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, HERALD_LOG_LEVEL: 'warn',
+    ...(process.env.HERALD_WORKFLOW_BUNDLE ? { HERALD_WORKFLOW_BUNDLE: process.env.HERALD_WORKFLOW_BUNDLE } : {}), ...settings,
   };
   // The API and the test's store and Temporal client, in this process, on the same database and queue.
   const herald = composeTestHerald(settings);
