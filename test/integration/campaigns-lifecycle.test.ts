@@ -104,7 +104,9 @@ it('cancels mid-send: CANCELLED at once, the task CANCELLED, nothing more sent o
   await waitUntil('sending to begin', async () => received(emails) >= 10);
   expect((await act(campaign, 'cancel')).data.state).toBe('CANCELLED');
   expect((await store.tasks.findOne({ account, id: task.id }))!.state).toBe('CANCELLED');
-  expect(await workflowClosed(campaign)).toBe('CANCELLED');
+  // The workflow ends either by the cancel request or, when its page sees the campaign cancelled
+  // first (it looks every second), by ending its work: which comes first is the machine's timing.
+  expect(['CANCELLED', 'COMPLETED']).toContain(await workflowClosed(campaign));
 
   const atCancel = await settledCount(() => received(emails), 1000);
   await new Promise((resolve) => setTimeout(resolve, 2000));

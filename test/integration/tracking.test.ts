@@ -12,6 +12,7 @@ import { messageToken } from '../../core/content/tracking/token';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
+import { waitUntil } from '../support/wait';
 import type { ReceivedMail } from '../support/smtp-sink';
 
 let herald: TestHerald;
@@ -94,6 +95,8 @@ async function sendTo(email: string): Promise<Sent> {
   expect(answer.status).toBe(202);
   const [sent] = await batchEvents(herald.services.store, acme.account, answer.headers.get('herald-batch-id')!, 1);
   expect(sent.track_type).toBe('track.mail.sent');
+  // The ledger row (which the links are checked against) is written beside the event: wait for both.
+  await waitUntil('the ledger row', async () => (await herald.services.store.messages.countDocuments({ _id: sent.mail_id, account: acme.account })) === 1);
   return linksOf(email, sent.mail_id, await mailTo(email, `Offer ${sendCount}`));
 }
 
