@@ -3,7 +3,7 @@
 // thread with an account to send as. Each scenario adds its own listener thread and load.
 import path from 'node:path';
 import { createAccount } from '../core/accounts/accounts';
-import { loadConfig, type Config } from '../composition/config';
+import { EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT, loadConfig, type Config } from '../composition/config';
 import type { Store } from '../adapters/store/store';
 import { composeHerald, type Herald, type HeraldTuning } from '../composition/herald';
 import { createLogger } from '../adapters/logger';
@@ -63,9 +63,10 @@ export async function measureTemporalReference(stack: BenchStack, concurrency: n
  * relay), with `env` on top of the process's environment; closed by the teardown.
  */
 export function composeBenchHerald(stack: BenchStack, teardown: Teardown, env: Record<string, string>, tuning: HeraldTuning = {}): Herald {
+  // The embedded Temporal takes 64 KB search attribute values (as npm start's does).
   const config = loadConfig({
     ...process.env, MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
-    HERALD_MTA_HOST: 'herald.bench', HERALD_LOG_LEVEL: 'silent', ...env,
+    TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: String(EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT), HERALD_MTA_HOST: 'herald.bench', HERALD_LOG_LEVEL: 'silent', ...env,
   });
   const herald = composeHerald(config, { logger: createLogger('silent'), ...tuning });
   teardown.defer('herald', () => herald.close());

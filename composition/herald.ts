@@ -6,8 +6,7 @@ import type http from 'node:http';
 import type Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { SMTPServer } from 'smtp-server';
-import { createApiServer, createApp, type ApiDeps } from '../api/app';
-import { trackingSettings } from '../api/tracking/router';
+import type { ApiDeps } from '../api/app';
 import { createLogger, type Logger } from '../adapters/logger';
 import { createThreadedRelay } from '../adapters/relay/thread';
 import type { RelaySender } from '../adapters/relay/transport';
@@ -16,10 +15,9 @@ import { connectTemporal, lazyTemporal } from '../adapters/temporal/client';
 import type { CampaignTuning } from '../adapters/temporal/contracts';
 import { optinSettings } from '../core/optin/mail';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
-import { smtpOptionsFrom } from '../smtp/options';
-import { createSmtpServer, type SmtpOptions } from '../smtp/server';
+import type { SmtpOptions } from '../smtp/server';
 import type { Config } from './config';
-import { createHeraldWorker, type HeraldWorker } from './worker';
+import type { HeraldWorker } from './worker';
 
 /** What only tests and benchmarks change; production takes every default. */
 export interface HeraldTuning {
@@ -100,7 +98,10 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     }
     return relayMade;
   };
+  // The API, the SMTP listener and the worker are loaded when asked for: a process that runs one
+  // of them (a worker alone, say) does not load, nor keep in memory, the others' modules.
   const worker = once(async () => {
+    const { createHeraldWorker } = await import('./worker');
     const made = await createHeraldWorker(config, {
       store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning,
     });
@@ -110,14 +111,16 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   const apiDeps = async (): Promise<ApiDeps> => ({
     store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
     namespace: config.temporalNamespace, logger, optin: optinSettings(config), metricsToken: config.metricsToken,
-    webhookAllowPrivate: config.webhookAllowPrivate, tracking: trackingSettings(config),
+    webhookAllowPrivate: config.webhookAllowPrivate, tracking: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
   });
   const apiServer = once(async () => {
+    const { createApiServer } = await import('../api/app');
     const server = createApiServer(await apiDeps());
     onClose(() => closeHttp(server));
     return server;
   });
   const smtpServer = once(async () => {
+    const [{ createSmtpServer }, { smtpOptionsFrom }] = await Promise.all([import('../smtp/server'), import('../smtp/options')]);
     const deps = { store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit, logger };
     const server = createSmtpServer(deps, { ...smtpOptionsFrom(config), ...tuning.smtp });
     onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -132,7 +135,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     relay,
     worker,
     apiServer,
-    apiApp: async () => createApp(await apiDeps()),
+    apiApp: async () => (await import('../api/app')).createApp(await apiDeps()),
     smtpServer,
     async close() {
       // Built last, closed first: listeners and the worker stop before the connections they use.

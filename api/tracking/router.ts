@@ -6,7 +6,6 @@
 // only once the hit's events are stored (core/tracking/recorder.ts).
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import type { Config } from '../../composition/config';
 import { errors } from '../../core/shared/errors';
 import { toAppError } from '../../core/shared/faults';
 import type { EventDoc, Store } from '../../adapters/store/store';
@@ -23,11 +22,7 @@ import { readUnsubscribeBody } from './unsubscribe-body';
 /** Where the links point (HERALD_PUBLIC_URL), and whether the client address comes from X-Forwarded-For (HERALD_TRUST_PROXY). */
 export interface TrackingSettings { publicUrl: string; trustProxy: boolean }
 
-export function trackingSettings(config: Pick<Config, 'publicUrl' | 'trustProxy'>): TrackingSettings {
-  return { publicUrl: config.publicUrl, trustProxy: config.trustProxy };
-}
-
-/** A transparent 1×1 GIF (43 bytes). */
+/** A transparent 1×1 GIF (42 bytes). */
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 /** Every tracking answer is per hit: no cache may answer the next one. */
 export const NO_STORE = { 'Cache-Control': 'no-store, no-cache, must-revalidate, private, max-age=0', Pragma: 'no-cache', Expires: 'Thu, 01 Jan 1970 00:00:00 GMT' };
