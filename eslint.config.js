@@ -26,6 +26,15 @@ module.exports = tseslint.config(
     },
   },
   {
+    // Configuration is read once, at the entry point (composition/config.ts's loadConfig) and passed
+    // down: nothing below an entry point reads the environment.
+    files: ['api/**/*.ts', 'smtp/**/*.ts', 'activities/**/*.ts', 'core/**/*.ts', 'adapters/**/*.ts', 'composition/**/*.ts'],
+    ignores: ['api/main.ts', 'smtp/main.ts', 'composition/config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration at the entry point (loadConfig) and pass it down.' }],
+    },
+  },
+  {
     // Layers point one way: the edges (api/, smtp/, activities/, the entry points) → core/ → adapters/.
     // core/ never reaches up to an edge, the embedded stack or the composition root.
     files: ['core/**/*.ts'],

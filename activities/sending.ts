@@ -5,7 +5,6 @@ import { createRequestSender } from '../core/transactional/send-requests';
 import type { SendOutcome, SendRequestsInput } from '../adapters/temporal/contracts';
 import { asActivity, engineDeps, sendControls, type SendDeps } from './adapter';
 
-export { SEND_CONCURRENCY } from '../core/sending/message-loop';
 export type { SendDeps };
 
 export function createSendActivities(deps: SendDeps) {

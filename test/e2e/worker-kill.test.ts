@@ -5,7 +5,7 @@
 // heartbeat timeout, 10 s, declares the killed one lost). How soon it resumes is printed, not
 // asserted: a busy machine moves it, and the behaviour is what counts. The API runs in
 // this process; the worker is `node dist/worker.js` (built by npm test), on the run's workflow bundle.
-import { SEND_CONCURRENCY } from '../../activities/sending';
+import { SEND_CONCURRENCY } from '../../core/sending/message-loop';
 import { createAccount } from '../../core/accounts/accounts';
 import { newId } from '../../core/shared/ids';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';

@@ -6,7 +6,8 @@
 // runs in the SDK's activity test environment.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { testTemporalLogger } from '../support/temporal-logs';
-import { createSendActivities, SEND_CONCURRENCY } from '../../activities/sending';
+import { createSendActivities } from '../../activities/sending';
+import { SEND_CONCURRENCY } from '../../core/sending/message-loop';
 import { newId } from '../../core/shared/ids';
 import { connectStore, type Store } from '../../adapters/store/store';
 import { createThreadedRelay } from '../../adapters/relay/thread';
