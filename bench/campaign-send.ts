@@ -16,7 +16,7 @@ import { createContent, setHtmlBody } from '../core/campaigns/content-record';
 import { launchCampaign } from '../core/campaigns/lifecycle';
 import { planCampaign } from '../core/campaigns/plan';
 import { createList } from '../core/contacts/lists';
-import type { CampaignDoc, CampaignRecipientDoc, ContactDoc, Store } from '../adapters/store/store';
+import type { CampaignDoc, CampaignRecipient, ContactDoc, Store } from '../adapters/store/store';
 import { trackingSecret } from '../core/content/tracking/secret';
 import { composeBenchHerald, startBenchStack, type BenchStack } from './herald-stack';
 import { recipientOf } from './mail';
@@ -129,9 +129,8 @@ async function prebuiltMessages(store: Store, campaign: CampaignDoc): Promise<Bu
   const fields = await store.fields.find({ account: campaign.account }).toArray();
   const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) } });
   return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => {
-    const row: CampaignRecipientDoc = {
-      _id: '', account: campaign.account, campaignId: campaign.id, seq, contactId: seq + 1, email: recipientOf(seq),
-      firstName: `First${seq}`, lastName: `Last${seq}`, gender: '', language: '', customFields: {},
+    const row: CampaignRecipient = {
+      seq, contactId: seq + 1, email: recipientOf(seq), firstName: `First${seq}`, lastName: `Last${seq}`, gender: '', language: '', customFields: {},
     };
     return plan.message(row).raw();
   });

@@ -287,13 +287,9 @@ export interface CampaignDoc {
 
 /**
  * One recipient of a launched campaign, as the audience was when the launch began (the
- * snapshot). `_id` is `<account>:<campaign id>:<seq, 10 digits>`, so a page is a keyset walk on
- * `_id` (sort `{_id: 1}`, `$gt` the last one); `seq` numbers the recipient's message (mail_id).
+ * snapshot); `seq` numbers the recipient's message (its mail_id).
  */
-export interface CampaignRecipientDoc {
-  _id: string;
-  account: string;
-  campaignId: number;
+export interface CampaignRecipient {
   seq: number;
   contactId: number;
   email: string;
@@ -303,6 +299,20 @@ export interface CampaignRecipientDoc {
   language: string;
   /** Custom field id → value, as on the contact. */
   customFields: Record<string, string>;
+}
+
+/**
+ * A part of a campaign's recipient snapshot: the recipients of seqs `part * size` up to
+ * `(part + 1) * size` (core/campaigns/snapshot.ts: SNAPSHOT_PART_SIZE), one document for many
+ * recipients so that taking and reading a snapshot costs the store a write and a read per part.
+ * `_id` is `<account>:<campaign id>:<part, 10 digits>`.
+ */
+export interface CampaignSnapshotPartDoc {
+  _id: string;
+  account: string;
+  campaignId: number;
+  part: number;
+  recipients: CampaignRecipient[];
 }
 
 /** A file kept in the store (GridFS `files` bucket): an uploaded import source or an export. */
@@ -583,7 +593,7 @@ export interface Store {
   webhookLog: Collection<WebhookLogDoc>;
   webhookRate: Collection<WebhookRateDoc>;
   campaigns: Collection<CampaignDoc>;
-  campaignRecipients: Collection<CampaignRecipientDoc>;
+  campaignSnapshots: Collection<CampaignSnapshotPartDoc>;
   integrations: Collection<IntegrationDoc>;
   triggerUsage: Collection<TriggerUsageDoc>;
   triggerEvents: Collection<TriggerEventDoc>;
@@ -628,7 +638,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhookLog: db.collection('webhookLog'),
     webhookRate: db.collection('webhookRate'),
     campaigns: db.collection('campaigns'),
-    campaignRecipients: db.collection('campaignRecipients'),
+    campaignSnapshots: db.collection('campaignSnapshots'),
     integrations: db.collection('integrations'),
     triggerUsage: db.collection('triggerUsage'),
     triggerEvents: db.collection('triggerEvents'),
@@ -682,7 +692,6 @@ async function ensureIndexes(store: Store): Promise<void> {
     // Expiry on a real MongoDB; the embedded store ignores TTL indexes, so the sweeper deletes them too.
     store.webhookRate.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
-    store.campaignRecipients.createIndex({ account: 1, campaignId: 1, email: 1 }),
     store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
     store.triggerUsage.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),

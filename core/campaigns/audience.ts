@@ -3,12 +3,11 @@
 //
 // The contacts are read once, as one streamed cursor (the embedded store scans a collection on
 // every filter but an _id or unique-index equality, so never a query per page of contacts); the
-// selection is checked in memory, the suppression list in chunks by its unique keys, and the
-// snapshot written with insertMany in chunks, each row under a deterministic _id
-// (recipientDocId), its seq numbering the recipient's message.
-import type { CampaignAction, CampaignAudience, CampaignDoc, CampaignRecipientDoc, ContactDoc, Store } from '../../adapters/store/store';
-import { suppressedAmong } from '../sending/suppressions';
-import { campaignBatchId, campaignRequestId, recipientDocId } from './model';
+// selection is checked in memory and the suppression list in chunks by its unique keys. A
+// launch's snapshot (./snapshot.ts) is written from these chunks.
+import type { CampaignAction, CampaignAudience, CampaignDoc, ContactDoc, Store } from '../../adapters/store/store';
+import { onSuppressionList } from '../sending/suppressions';
+import { campaignBatchId, campaignRequestId } from './model';
 
 /** Contacts read per batch of the cursor, checked against the suppression list and written per chunk. */
 const CHUNK = 1000;
@@ -33,34 +32,8 @@ export async function countAudience(store: Store, campaign: CampaignDoc): Promis
   return count;
 }
 
-/**
- * Writes the campaign's recipient snapshot: seq 0, 1, … in the order read, `_id`
- * recipientDocId. Whatever an interrupted earlier attempt wrote is removed first, so a retry
- * writes the same kind of snapshot from the start (sending begins only once the snapshot is
- * complete and its count recorded). `onChunk` is told the count so far (heartbeats). Returns the count.
- */
-export async function writeSnapshot(store: Store, campaign: CampaignDoc, onChunk: (written: number) => Promise<void>): Promise<number> {
-  const { account, id: campaignId } = campaign;
-  await store.campaignRecipients.deleteMany({ account, campaignId });
-  let seq = 0;
-  for await (const chunk of audienceChunks(store, campaign)) {
-    const rows: CampaignRecipientDoc[] = chunk.map((contact) => {
-      const row: CampaignRecipientDoc = {
-        _id: recipientDocId(account, campaignId, seq), account, campaignId, seq, contactId: contact.id, email: contact.email,
-        firstName: contact.firstName ?? '', lastName: contact.lastName ?? '', gender: contact.gender ?? '', language: contact.language ?? '',
-        customFields: contact.customFields ?? {},
-      };
-      seq += 1;
-      return row;
-    });
-    await store.campaignRecipients.insertMany(rows, { ordered: false });
-    await onChunk(seq);
-  }
-  return seq;
-}
-
 /** The campaign's audience, in chunks of at most CHUNK contacts, each contact once. */
-async function* audienceChunks(store: Store, campaign: CampaignDoc): AsyncGenerator<AudienceContact[]> {
+export async function* audienceChunks(store: Store, campaign: CampaignDoc): AsyncGenerator<AudienceContact[]> {
   const { account } = campaign;
   const [include, exclude] = await Promise.all([sideOf(store, account, campaign.include), sideOf(store, account, campaign.exclude)]);
   if (include.lists.size === 0 && include.interests.size === 0 && include.emails.size === 0) return;
@@ -70,8 +43,9 @@ async function* audienceChunks(store: Store, campaign: CampaignDoc): AsyncGenera
     _id: 0, id: 1, email: 1, firstName: 1, lastName: 1, gender: 1, language: 1, customFields: 1, lists: 1, interests: 1,
   }).batchSize(CHUNK);
   let batch: AudienceContact[] = [];
+  // Only ACTIVE contacts are read (contactFilter): the suppression list is what is left to check.
   const flush = async () => {
-    const suppressed = await suppressedAmong(store, account, batch.map((c) => c.email));
+    const suppressed = await onSuppressionList(store, account, batch.map((c) => c.email));
     const kept = batch.filter((c) => !suppressed.has(c.email.toLowerCase()));
     batch = [];
     return kept;

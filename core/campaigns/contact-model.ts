@@ -3,7 +3,7 @@
 // fields under their snake_case names, and each custom field of the account by its tag as defined
 // (`NUMERODECLIENTE`) and in lower case (`numerodecliente`). A field the contact has no value for
 // is "" (so `${contact.x!"fallback"}` shows the fallback, and `[#if contact.x??]` sees the field).
-import type { CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
+import type { CampaignRecipient, FieldDoc } from '../../adapters/store/store';
 import type { Model } from '../content/dialect/dialect';
 
 /** The custom fields' ids and the names they take in the model, read once per plan. */
@@ -15,8 +15,8 @@ export function fieldNamesOf(fields: readonly FieldDoc[]): FieldNames {
 
 const BUILT_IN_NAMES = new Set(['id', 'email', 'first_name', 'last_name', 'gender', 'language']);
 
-/** What the model reads of a contact: a snapshot row (CampaignRecipientDoc, `contactId`) or a ContactDoc (`id`). */
-export type ModelContact = Pick<CampaignRecipientDoc, 'email' | 'firstName' | 'lastName' | 'gender' | 'language' | 'customFields'>
+/** What the model reads of a contact: a snapshot's recipient (CampaignRecipient, `contactId`) or a ContactDoc (`id`). */
+export type ModelContact = Pick<CampaignRecipient, 'email' | 'firstName' | 'lastName' | 'gender' | 'language' | 'customFields'>
   & ({ contactId: number } | { id: number });
 
 export function contactModel(recipient: ModelContact, fields: FieldNames): Model {
@@ -39,6 +39,6 @@ export function contactModel(recipient: ModelContact, fields: FieldNames): Model
 }
 
 /** The name a message is addressed to: first and last name, or none. */
-export function displayName(recipient: Pick<CampaignRecipientDoc, 'firstName' | 'lastName'>): string {
+export function displayName(recipient: Pick<CampaignRecipient, 'firstName' | 'lastName'>): string {
   return `${recipient.firstName ?? ''} ${recipient.lastName ?? ''}`.trim();
 }

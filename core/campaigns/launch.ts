@@ -10,7 +10,7 @@ import type { CampaignDoc, Store } from '../../adapters/store/store';
 import type {
   CampaignLaunchStart, CampaignSendCounts, CampaignTaskInput, CampaignTuning, TaskWorkflowInput,
 } from '../../adapters/temporal/contracts';
-import { writeSnapshot } from './audience';
+import { writeSnapshot } from './snapshot';
 import { findCampaign } from './campaigns';
 import * as states from './state-machine';
 

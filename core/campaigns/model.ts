@@ -2,7 +2,7 @@
 // and the original's), and the names a campaign's messages carry (request id, mail_id, batch id).
 // Pure definitions: the API, the workflow's activities, tracking and metrics all read them here.
 import type { CampaignAction, CampaignAudience, CampaignState } from '../../adapters/store/store';
-import { mailIdOf } from '../sending/plan';
+import { derivedPrefix } from '../shared/ids';
 
 export const CAMPAIGN_STATES: readonly CampaignState[] = ['DRAFT', 'SCHEDULED', 'PENDING_APPROVAL', 'SENDING', 'SENT', 'CANCELLED'];
 
@@ -59,22 +59,30 @@ export function parseCampaignRequestId(requestId: string): { campaignId: number;
   return match ? { campaignId: Number(match[1]), round: match[2] === undefined ? 0 : Number(match[2]) } : undefined;
 }
 
-/** The mail_id of the message to snapshot recipient `seq` in `round`: stable, so a resumed page skips what the ledger has. */
+/** Base-36 digits of a campaign mail_id's seq: 36^7, some 78 billion recipients. */
+const SEQ_DIGITS = 7;
+/** Characters of the prefix a campaign round's mail_ids share (with SEQ_DIGITS, 27: a transactional one has at most 25). */
+const CAMPAIGN_PREFIX_LENGTH = 20;
+
+/**
+ * The mail_ids of a campaign round's messages, by snapshot seq: stable, so a resumed page skips
+ * what the ledger has. They share a prefix derived from the account and request id and end in the
+ * seq, so a round's ledger rows (and their events' track_ids, core/tracking/events.ts) sit side by
+ * side in the store's indexes in send order: a grouped ledger write updates a few index pages
+ * instead of one per message. The same length always (27 characters after `mail_`), unlike a
+ * transactional mail_id (core/sending/plan.ts: mailIdOf, at most 25), so the two never meet.
+ */
+export function campaignMailIds(account: string, campaignId: number, round = 0): (seq: number) => string {
+  const prefix = derivedPrefix('mail', CAMPAIGN_PREFIX_LENGTH, account, campaignRequestId(campaignId, round));
+  return (seq) => `${prefix}${seq.toString(36).padStart(SEQ_DIGITS, '0')}`;
+}
+
+/** The mail_id of the message to snapshot recipient `seq` in `round` (campaignMailIds). */
 export function campaignMailId(account: string, campaignId: number, seq: number, round = 0): string {
-  return mailIdOf(account, campaignRequestId(campaignId, round), seq);
+  return campaignMailIds(account, campaignId, round)(seq);
 }
 
 /** The batch_id of a campaign's events (transactional ones are `<account>_transactional_<code>`). */
 export function campaignBatchId(account: string, campaignId: number): string {
   return `${account}_campaign_${campaignId}`;
-}
-
-/** The snapshot row `_id` of recipient `seq`: zero-padded, so `_id` order is `seq` order. */
-export function recipientDocId(account: string, campaignId: number, seq: number): string {
-  return `${account}:${campaignId}:${String(seq).padStart(10, '0')}`;
-}
-
-/** The `_id` range of a campaign's snapshot: every row is `> low` and `< high`. */
-export function recipientIdRange(account: string, campaignId: number): { low: string; high: string } {
-  return { low: `${account}:${campaignId}:`, high: `${account}:${campaignId}:~` };
 }

@@ -1,13 +1,13 @@
 // The online version of a campaign message (`/t/v/{token}` whose request id is a campaign's): its
 // HTML as that recipient got it, rendered again from the campaign and the recipient's snapshot
-// row through the same plan (./plan.ts), without the open pixel. A campaign's content cannot
+// entry through the same plan (./plan.ts), without the open pixel. A campaign's content cannot
 // change once launched, so the copy is the one sent; a custom field renamed or deleted since
 // shows as the account's fields are now.
 import type { Store } from '../../adapters/store/store';
 import type { LinkContext } from '../content/personalise';
 import type { MessageRef } from '../content/tracking/token';
-import { recipientDocId } from './model';
 import { campaignCopies } from './plan';
+import { snapshotRecipient } from './snapshot';
 
 export type CampaignOnlineVersion = { type: 'html' | 'text'; body: string };
 
@@ -18,7 +18,7 @@ export async function campaignOnlineVersion(
   const { account } = ref;
   const [doc, row, fields] = await Promise.all([
     store.campaigns.findOne({ _id: `${account}:${campaign.campaignId}`, account }),
-    store.campaignRecipients.findOne({ _id: recipientDocId(account, campaign.campaignId, ref.index), account }),
+    snapshotRecipient(store, account, campaign.campaignId, ref.index),
     store.fields.find({ account }).toArray(),
   ]);
   if (!doc || !row || typeof doc.content?.html !== 'string') return undefined;

@@ -1,10 +1,10 @@
 // A page of a campaign's recipient snapshot, sent through the send engine as transactional
 // requests are: the campaign's plan (./plan.ts, built once per worker), the resume from the
 // ledger (core/sending/resume.ts), the per-message loop (core/sending/message-loop.ts) and, when
-// the workflow gives up on recipients, their soft bounces (core/sending/give-up.ts). A page is
-// read by its rows' _ids (recipientDocId of each seq: an _id lookup, on MongoDB and on the
-// embedded store alike), and the ledger decides what is left: a message whose mail_id has a row
-// is not sent again, so a retried or resumed page never re-sends.
+// the workflow gives up on recipients, their soft bounces (core/sending/give-up.ts). A page's
+// recipients are read from the snapshot's parts by `_id` (./snapshot.ts), and the ledger decides
+// what is left: a message whose mail_id has a row is not sent again, so a retried or resumed page
+// never re-sends.
 import { trackingSecret } from '../content/tracking/secret';
 import { PermanentFailure } from '../shared/permanent-failure';
 import { recordUnsent } from '../sending/give-up';
@@ -12,11 +12,12 @@ import { LedgerWriter } from '../sending/ledger';
 import { sendMessages, type LoopControls, type MessageLoopDeps, type OutgoingMessage, type SendLog } from '../sending/message-loop';
 import { readLedger, resumeFromLedger, type OutcomeCounts } from '../sending/resume';
 import { TASK_INPUT_ERROR, type ProgressReport } from '../tasks/tasks';
-import type { CampaignDoc, CampaignRecipientDoc } from '../../adapters/store/store';
+import type { CampaignDoc, CampaignRecipient } from '../../adapters/store/store';
 import type { CampaignPageInput, CampaignPageResult } from '../../adapters/temporal/contracts';
 import { campaignOf, isStillSending, launchNotActive } from './launch';
-import { campaignMailId, recipientDocId } from './model';
+import { campaignMailIds } from './model';
 import { planCampaign, type CampaignPlan } from './plan';
+import { snapshotRecipients } from './snapshot';
 import { isSentBy } from './state-machine';
 
 export interface PageSenderDeps extends MessageLoopDeps { publicUrl: string }
@@ -33,7 +34,7 @@ interface PageMessage extends OutgoingMessage { seq: number }
 interface PageWork {
   campaign: CampaignDoc;
   /** Recipients of this round without a row of this round, in seq order. */
-  pending: CampaignRecipientDoc[];
+  pending: CampaignRecipient[];
   /** Counts of the rows this round already has (sent by an attempt whose result was lost). */
   done: OutcomeCounts;
 }
@@ -72,9 +73,9 @@ export function createPageSender(deps: PageSenderDeps) {
     const campaign = await campaignOf(store, input);
     if (!isSentBy(campaign, input)) throw launchNotActive(input);
     const seqs = input.seqs ?? Array.from({ length: Math.max(0, input.to - input.from) }, (_, i) => input.from + i);
-    const rows = (await store.campaignRecipients.find({ _id: { $in: seqs.map((seq) => recipientDocId(account, campaignId, seq)) }, account }).toArray())
-      .sort((a, b) => a.seq - b.seq);
-    const mailIdOf = (row: CampaignRecipientDoc, r: number) => campaignMailId(account, campaignId, row.seq, r);
+    const rows = await snapshotRecipients(store, account, campaignId, seqs);
+    const rounds = Array.from({ length: round + 1 }, (_, r) => campaignMailIds(account, campaignId, r));
+    const mailIdOf = (row: CampaignRecipient, r: number) => rounds[r](row.seq);
     // This round's mail_id of each recipient, and (for a resend) those of the rounds before it.
     const own = rows.map((row) => mailIdOf(row, round));
     const read = await readLedger(store, account, rows.flatMap((row) => Array.from({ length: round + 1 }, (_, r) => mailIdOf(row, r))));

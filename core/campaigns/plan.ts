@@ -4,28 +4,28 @@
 // every plan of a campaign, every page of its launch, shares one compilation) and the MIME
 // composed once per plan (bodySkeleton); each recipient's copy is rendered from its snapshot row
 // when the sender asks for its bytes, with the message's own signed links.
-import type { CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
+import type { CampaignDoc, CampaignRecipient, FieldDoc } from '../../adapters/store/store';
 import { compiledTemplate } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
 import { bodySkeleton, composeCopy, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
 import { contactModel, displayName, fieldNamesOf } from './contact-model';
-import { CAMPAIGN_MAIL_TYPE, campaignBatchId, campaignMailId, campaignRequestId } from './model';
+import { CAMPAIGN_MAIL_TYPE, campaignBatchId, campaignMailIds, campaignRequestId } from './model';
 
 export { hasUnsubscribeLink } from './layout';
 
 export interface CampaignPlan {
   /** The envelope sender's address (DKIM signs for its domain). */
   sender: string;
-  message(recipient: CampaignRecipientDoc): PlannedMessage;
+  message(recipient: CampaignRecipient): PlannedMessage;
 }
 
 /**
  * Each recipient of the campaign as a send body's recipients[] element: addressed to the row's
  * email and name, its model `contact` (./contact-model.ts) and `campaign` (the layout's texts).
  */
-export function campaignRecipients(campaign: CampaignDoc, fields: readonly FieldDoc[], body: SendRequestBody): (row: CampaignRecipientDoc) => Recipient {
+export function campaignRecipients(campaign: CampaignDoc, fields: readonly FieldDoc[], body: SendRequestBody): (row: CampaignRecipient) => Recipient {
   const names = fieldNamesOf(fields);
   const content = sendableContent(campaign);
   // The forward link's subject is the recipient's own (it may be personalised): rendered only when shown.
@@ -40,16 +40,13 @@ export function campaignRecipients(campaign: CampaignDoc, fields: readonly Field
   };
 }
 
-/** The identity a copy's tracking tokens sign: the campaign's request id of the round, the row's seq as the index. */
-function identityOf(campaign: CampaignDoc, round: number, row: CampaignRecipientDoc): MessageIdentity {
-  return {
-    account: campaign.account,
-    requestId: campaignRequestId(campaign.id, round),
-    index: row.seq,
-    mailId: campaignMailId(campaign.account, campaign.id, row.seq, round),
-    batchId: campaignBatchId(campaign.account, campaign.id),
-    email: row.email,
-  };
+/** The identity a copy's tracking tokens sign: the campaign's request id of the round, the recipient's seq as the index. */
+function identities(campaign: CampaignDoc, round: number): (row: CampaignRecipient) => MessageIdentity {
+  const { account, id } = campaign;
+  const requestId = campaignRequestId(id, round);
+  const batchId = campaignBatchId(account, id);
+  const mailIdOf = campaignMailIds(account, id, round);
+  return (row) => ({ account, requestId, index: row.seq, mailId: mailIdOf(row.seq), batchId, email: row.email });
 }
 
 /**
@@ -58,16 +55,17 @@ function identityOf(campaign: CampaignDoc, round: number, row: CampaignRecipient
  */
 export function campaignCopies(
   campaign: CampaignDoc, fields: readonly FieldDoc[], links: LinkContext, round = 0, pixel = true,
-): { body: SendRequestBody; copy(row: CampaignRecipientDoc): { recipient: Recipient; identity: MessageIdentity; copy: Personalised } } {
+): { body: SendRequestBody; copy(row: CampaignRecipient): { recipient: Recipient; identity: MessageIdentity; copy: Personalised } } {
   const body = campaignSendBody(campaign);
   if (!pixel) body.tracking = { ...body.tracking, open: { enable: false } };
   const render = contentRenderer(body, links);
   const recipientOf = campaignRecipients(campaign, fields, body);
+  const identityOf = identities(campaign, round);
   return {
     body,
     copy(row) {
       const recipient = recipientOf(row);
-      const identity = identityOf(campaign, round, row);
+      const identity = identityOf(row);
       return { recipient, identity, copy: render(recipient, identity) };
     },
   };
@@ -78,10 +76,11 @@ export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], co
   const { mtaHost, links } = context;
   const copies = campaignCopies(campaign, fields, links, round);
   const skeleton = await bodySkeleton(copies.body);
+  const identityOf = identities(campaign, round);
   return {
     sender: copies.body.from.email,
     message(row) {
-      const names = identityOf(campaign, round, row);
+      const names = identityOf(row);
       const raw = () => {
         const { recipient, copy } = copies.copy(row);
         return composeCopy(skeleton, recipient, copy, messageIdOf(names.mailId, mtaHost));

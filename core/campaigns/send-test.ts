@@ -7,7 +7,7 @@
 import { isAllowedSender, readAccountSettings } from '../accounts/settings';
 import { isEmailAddress } from '../shared/email-address';
 import { errors, fieldError } from '../shared/errors';
-import type { CampaignDoc, CampaignRecipientDoc } from '../../adapters/store/store';
+import type { CampaignDoc, CampaignRecipient } from '../../adapters/store/store';
 import { acceptSendRequest, type AcceptDeps, type AcceptedIds } from '../transactional/accept';
 import { senderNotAllowed } from '../transactional/submit';
 import { campaignSendBody } from './layout';
@@ -17,11 +17,8 @@ export const MAX_TEST_ADDRESSES = 10;
 export const TEST_TAG = 'campaign-test';
 
 /** The stand-in contact of a test copy: the address, every other field empty. */
-function sampleRow(campaign: CampaignDoc, email: string): CampaignRecipientDoc {
-  return {
-    _id: '', account: campaign.account, campaignId: campaign.id, seq: 0, contactId: 0, email,
-    firstName: '', lastName: '', gender: '', language: '', customFields: {},
-  };
+function sampleRow(email: string): CampaignRecipient {
+  return { seq: 0, contactId: 0, email, firstName: '', lastName: '', gender: '', language: '', customFields: {} };
 }
 
 export async function sendTestMessages(deps: AcceptDeps, campaign: CampaignDoc, emails: string[]): Promise<AcceptedIds> {
@@ -44,7 +41,7 @@ export async function sendTestMessages(deps: AcceptDeps, campaign: CampaignDoc, 
     body: {
       ...body,
       subject: `[Test] ${body.subject}`,
-      recipients: [...new Set(emails)].map((email) => recipientOf(sampleRow(campaign, email))),
+      recipients: [...new Set(emails)].map((email) => recipientOf(sampleRow(email))),
       tags: [TEST_TAG],
       batch_code: `campaign-${campaign.id}-test`,
     },

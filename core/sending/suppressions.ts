@@ -20,8 +20,19 @@ export async function suppressedAmong(store: Store, account: string, emails: str
   const wanted = [...new Set(emails.map(normaliseEmail))];
   if (wanted.length === 0) return new Set();
   const [listed, contacts] = await Promise.all([
-    store.suppressions.find({ _id: { $in: wanted.map((email) => `${account}:${email}`) }, account }).project<{ email: string }>({ email: 1 }).toArray(),
+    listedAmong(store, account, wanted),
     store.contacts.find({ account, email: { $in: wanted } }).project<{ email: string; state: ContactDoc['state'] }>({ email: 1, state: 1 }).toArray(),
   ]);
-  return new Set([...listed.map((s) => s.email), ...contacts.filter((c) => NO_MAIL.has(c.state)).map((c) => c.email)]);
+  return new Set([...listed, ...contacts.filter((c) => NO_MAIL.has(c.state)).map((c) => c.email)]);
+}
+
+/** Which of the addresses are on the suppression list (lowercase), for callers that know the contacts' states already. */
+export async function onSuppressionList(store: Store, account: string, emails: string[]): Promise<Set<string>> {
+  const wanted = [...new Set(emails.map(normaliseEmail))];
+  return new Set(wanted.length === 0 ? [] : await listedAmong(store, account, wanted));
+}
+
+async function listedAmong(store: Store, account: string, normalised: string[]): Promise<string[]> {
+  const listed = await store.suppressions.find({ _id: { $in: normalised.map((email) => `${account}:${email}`) }, account }).project<{ email: string }>({ email: 1 }).toArray();
+  return listed.map((s) => s.email);
 }

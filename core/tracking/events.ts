@@ -1,5 +1,5 @@
 import { ObjectId } from 'mongodb';
-import { derivedId } from '../shared/ids';
+import { derivedPrefix } from '../shared/ids';
 import { metrics } from '../../adapters/metrics/registry';
 import { insertSkippingDuplicates, type EventDoc, type Store } from '../../adapters/store/store';
 
@@ -25,6 +25,15 @@ export interface EventSubject {
 }
 
 /**
+ * The track_id of the one event of `type` and `uniqueness` a message can have: its mail_id's
+ * characters, then a short digest of the rest, so the events of a campaign's messages (whose
+ * mail_ids share a prefix and end in their seq) sit side by side in the store's track_id index.
+ */
+function deterministicTrackId(mailId: string, type: TrackType, uniqueness: string): string {
+  return `event_${mailId.slice(mailId.indexOf('_') + 1)}${derivedPrefix('', 10, type, uniqueness)}`;
+}
+
+/**
  * An event with the spec's general fields. `uniqueness` makes the track_id deterministic
  * (e.g. one `sent` per mail_id), so an activity that runs twice records it once.
  */
@@ -39,7 +48,7 @@ export function buildEvent(
 ): EventDoc {
   return {
     _id: new ObjectId(),
-    track_id: trackId ?? derivedId('event', subject.mail_id, type, uniqueness),
+    track_id: trackId ?? deterministicTrackId(subject.mail_id, type, uniqueness),
     track_type: type,
     timestamp: at.toISOString(),
     sent_timestamp: subject.sent_timestamp.toISOString(),

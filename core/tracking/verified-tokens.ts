@@ -4,12 +4,19 @@
 // at most MAX_KEPT of them (the oldest dropped first). A token's payload never changes: it is what
 // its signature covers.
 import { mailIdOf } from '../sending/plan';
+import { campaignMailId, parseCampaignRequestId } from '../campaigns/model';
 import type { Store } from '../../adapters/store/store';
 import { trackingSecret } from '../content/tracking/secret';
 import { verifyTrackingToken, type MessageKind, type TrackingPayload } from '../content/tracking/token';
 
 const MAX_KEPT = 50_000;
 
+
+/** The mail_id of the message a token names: a campaign's by its own formula (core/campaigns/model.ts), any other request's by the send engine's. */
+function messageMailId({ account, requestId, index }: TrackingPayload['message']): string {
+  const campaign = parseCampaignRequestId(requestId);
+  return campaign ? campaignMailId(account, campaign.campaignId, index, campaign.round) : mailIdOf(account, requestId, index);
+}
 
 export interface VerifiedToken<P extends TrackingPayload = TrackingPayload> {
   payload: P;
@@ -35,7 +42,7 @@ export class VerifiedTokens {
     this.secret ??= await trackingSecret(this.store);
     const payload = verifyTrackingToken(this.secret, kind, token);
     if (!payload) return undefined;
-    const verified = { payload, mailId: mailIdOf(payload.message.account, payload.message.requestId, payload.message.index) };
+    const verified = { payload, mailId: messageMailId(payload.message) };
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(key, verified);
     return verified;

@@ -85,7 +85,7 @@ it('sends once to each contact of the included lists and interests, minus exclud
   expect(mails.map((mail) => mail.rcptTo[0]).sort()).toEqual([...expectedFirst].sort());
   const rows = await store.messages.find({ account, requestId: campaignRequestId(draft.id) }).toArray();
   expect(rows).toHaveLength(expectedFirst.length);
-  const snapshot = await store.campaignRecipients.find({ account, campaignId: draft.id }).toArray();
+  const snapshot = (await store.campaignSnapshots.find({ account, campaignId: draft.id }).toArray()).flatMap((part) => part.recipients);
   for (const row of rows) {
     const recipient = snapshot.find((r) => r.email === row.email)!;
     expect(row._id).toBe(campaignMailId(account, draft.id, recipient.seq));

@@ -3,7 +3,7 @@
 import { simpleParser } from 'mailparser';
 import { planCampaign, hasUnsubscribeLink } from '../../core/campaigns/plan';
 import { campaignBatchId, campaignMailId, campaignRequestId, DEFAULT_UNSUBSCRIBE_TEXT } from '../../core/campaigns/model';
-import type { CampaignContentDoc, CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
+import type { CampaignContentDoc, CampaignDoc, CampaignRecipient, FieldDoc } from '../../adapters/store/store';
 import { verifyTrackingToken } from '../../core/content/tracking/token';
 
 // Counting wrappers around pure code (no store, no Temporal here): how often the MIME is composed
@@ -48,9 +48,9 @@ function campaignOf(options: Record<string, string> = ALL_ON, content = contentO
   };
 }
 
-function row(seq: number, overrides: Partial<CampaignRecipientDoc> = {}): CampaignRecipientDoc {
+function row(seq: number, overrides: Partial<CampaignRecipient> = {}): CampaignRecipient {
   return {
-    _id: `acme:42:${String(seq).padStart(10, '0')}`, account: 'acme', campaignId: 42, seq, contactId: 100 + seq, email: `p${seq}@example.net`,
+    seq, contactId: 100 + seq, email: `p${seq}@example.net`,
     firstName: 'Ada', lastName: 'Lovelace', gender: 'F', language: 'en', customFields: { 10: `C-${seq}` }, ...overrides,
   };
 }
