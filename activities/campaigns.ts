@@ -2,8 +2,8 @@
 // core/campaigns/launch.ts (what the launch finds, SENDING with the snapshot, SENT, CANCELLED:
 // transitions of the campaign state machine) and core/campaigns/page-send.ts (a page through
 // the send engine), with the task's progress as heartbeats.
-import { Context } from '@temporalio/activity';
-import { DEFAULT_CAMPAIGN_TUNING, finishLaunch, notePaused, prepareLaunch, settleLaunch, startSending } from '../core/campaigns/launch';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { DEFAULT_CAMPAIGN_TUNING, finishLaunch, notePaused, prepareLaunch, settleLaunch, startSending, takeSnapshot } from '../core/campaigns/launch';
 import { createPageSender } from '../core/campaigns/page-send';
 import type {
   CampaignLaunchStart, CampaignPageInput, CampaignPageResult, CampaignSendCounts, CampaignTaskInput, CampaignTuning, TaskWorkflowInput,
@@ -48,14 +48,22 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
       return asActivity(() => prepareLaunch(store, input, tuning));
     },
 
-    /** SCHEDULED → SENDING and the recipient snapshot (a resend round: the launch's); returns its size. */
-    startCampaignSending(input: CampaignTaskInput): Promise<number> {
-      const progress = new TaskProgress(store, input);
-      return asActivity(() => startSending(store, input, (...report) => progress.report(...report)));
+    /** SCHEDULED → SENDING; the snapshot's size when it is taken already (a resend round: the launch's), else null. */
+    async startCampaignSending(input: CampaignTaskInput): Promise<number | null> {
+      return (await asActivity(() => startSending(store, input))) ?? null;
+    },
+
+    /** The recipient snapshot, written part by part while pages send; returns its size. Heartbeats per part. */
+    takeCampaignSnapshot(input: CampaignTaskInput): Promise<number> {
+      return asActivity(() => takeSnapshot(store, input, async (written) => {
+        const context = Context.current();
+        context.heartbeat({ written });
+        if (context.cancellationSignal.aborted) throw new CancelledFailure('snapshot cancelled');
+      }));
     },
 
     /** A paused launch's task says so, with how far it got. */
-    noteCampaignPaused(input: CampaignTaskInput & { walked: number; total: number }): Promise<void> {
+    noteCampaignPaused(input: CampaignTaskInput & { walked: number; total?: number }): Promise<void> {
       return notePaused(store, input, input.walked, input.total);
     },
 

@@ -17,8 +17,8 @@ const { prepareCampaignLaunch, finishCampaign, settleCampaignLaunch, recordCampa
   startToCloseTimeout: '5 minutes',
   retry: { maximumInterval: '30 seconds' },
 });
-// The snapshot streams the whole audience once, heartbeating per chunk; a retry takes it again.
-const { startCampaignSending } = proxyActivities<Activities>({
+// The snapshot streams the whole audience once, heartbeating per part; a retry keeps the full parts.
+const { startCampaignSending, takeCampaignSnapshot } = proxyActivities<Activities>({
   startToCloseTimeout: '4 hours',
   heartbeatTimeout: '1 minute',
   retry: { maximumInterval: '1 minute', maximumAttempts: 5 },
@@ -48,7 +48,8 @@ const endsTheTask = (error: ActivityFailure) => error.cause instanceof Applicati
 
 /**
  * Tasks CAMPAIGN_LAUNCH and CAMPAIGN_RESEND. A launch waits for its launchDate in a durable
- * timer (SCHEDULED), then goes SENDING, snapshots its audience and sends it in pages, checkpointed
+ * timer (SCHEDULED), then goes SENDING, snapshots its audience and sends it in pages (the first
+ * pages while the snapshot's later parts are still being written), checkpointed
  * in the workflow's state and continued as new every few hundred pages, so a million recipients
  * are fine; then SENT with its recipients. A resend round sends to the snapshot's failed
  * recipients. Pause and resume are signals (a pause lets the page in flight finish); a cancelled
@@ -68,16 +69,24 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       const wait = start.launchAt - Date.now();
       if (wait > 0) await sleep(wait);
       await condition(() => !paused);
-      const total = await startCampaignSending({ ...task, campaignId: start.campaignId, round: start.round });
-      state = { ...start, total, next: 0, counts: { sent: 0, failed: 0, dropped: 0 }, deferred: [], paused };
+      const taken = await startCampaignSending({ ...task, campaignId: start.campaignId, round: start.round });
+      state = { ...start, total: taken ?? undefined, next: 0, counts: { sent: 0, failed: 0, dropped: 0 }, deferred: [], paused };
     }
-    await sendPages(state);
-    const { campaignId, round, total, counts } = state;
-    return finishCampaign({ ...task, campaignId, round, total, counts });
+    // A run continues as new only once the snapshot is taken: a carried state knows its total.
+    const current = state;
+    const snapshot = current.total !== undefined ? undefined
+      : takeCampaignSnapshot({ ...task, campaignId: current.campaignId, round: current.round }).then((total) => { current.total = total; });
+    await sendPages(current, snapshot);
+    const { campaignId, round, total, counts } = current;
+    return finishCampaign({ ...task, campaignId, round, total: total!, counts });
   }
 
-  /** Every page of the snapshot from state.next, and the deferred recipients until none is left. */
-  async function sendPages(state: CampaignLaunchState): Promise<void> {
+  /**
+   * Every page of the snapshot from state.next, and the deferred recipients until none is left.
+   * While `snapshot` is being taken (state.total undefined), pages go on past what is written: each
+   * waits for its part.
+   */
+  async function sendPages(state: CampaignLaunchState, snapshot?: Promise<void>): Promise<void> {
     const { tuning, campaignId, round } = state;
     /** The one deferral policy, with the worker's tuning (tests make its waits short). */
     const deferral = { sends: tuning.deferredSends, firstDelayMs: tuning.deferredFirstDelayMs };
@@ -85,6 +94,10 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
     let finished = 0;
     let pagesThisRun = 0;
     let crashed: unknown;
+    /** The snapshot could not be taken: pages waiting for its parts would wait for ever, so the launch fails at once. */
+    let snapshotFailed: unknown;
+    let snapshotDone = state.total !== undefined;
+    void snapshot?.then(() => { snapshotDone = true; }, (error: unknown) => { snapshotFailed = error; });
     /** The task says it is paused once the pages in flight ended. */
     let pauseNoted = false;
     const pageOf = (from: number, to: number, seqs?: number[]): CampaignPageInput => ({
@@ -119,18 +132,19 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       void runPage(page, sends).catch((error: unknown) => { crashed ??= error; }).finally(() => { inFlight -= 1; finished += 1; });
     };
 
-    const mustContinue = () => pagesThisRun >= tuning.pagesPerRun || workflowInfo().continueAsNewSuggested
-      || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
-    const moreToWalk = () => state.next < state.total && state.deferred.length < MAX_DEFERRED_WAITING;
+    const mustContinue = () => snapshotDone && (pagesThisRun >= tuning.pagesPerRun || workflowInfo().continueAsNewSuggested
+      || workflowInfo().historyLength > MAX_HISTORY_EVENTS);
+    const moreToWalk = () => (state.total === undefined || state.next < state.total) && state.deferred.length < MAX_DEFERRED_WAITING;
     const dueNow = () => state.deferred.some((d) => d.dueAt <= Date.now());
     const canStart = () => !paused && inFlight < tuning.pagesInFlight && (dueNow() || moreToWalk());
 
     for (;;) {
+      if (snapshotFailed !== undefined) throw snapshotFailed;
       if (crashed !== undefined) {
         await condition(() => inFlight === 0); // the pages in flight end first (they stop on their own)
         throw crashed;
       }
-      if (inFlight === 0 && state.next >= state.total && state.deferred.length === 0) return;
+      if (inFlight === 0 && state.total !== undefined && state.next >= state.total && state.deferred.length === 0) return;
       if (mustContinue()) {
         await condition(() => inFlight === 0);
         if (crashed === undefined) await continueAsNew<typeof CampaignLaunch>({ ...task, carried: { ...state, paused } });
@@ -145,7 +159,7 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
           start(pageOf(0, 0, due.map((d) => d.seq)), new Map(due.map((d) => [d.seq, d.sends])));
         } else {
           const from = state.next;
-          const to = Math.min(from + tuning.pageSize, state.total);
+          const to = Math.min(from + tuning.pageSize, state.total ?? Infinity);
           start(pageOf(from, to));
           state.next = to;
         }
@@ -160,7 +174,8 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       // Wait for a page to end, a resume, or the next deferred recipient's time.
       const nextDue = Math.min(...state.deferred.map((d) => d.dueAt));
       const seen = finished;
-      const woken = () => crashed !== undefined || finished !== seen || canStart();
+      const seenDone = snapshotDone;
+      const woken = () => crashed !== undefined || snapshotFailed !== undefined || finished !== seen || snapshotDone !== seenDone || canStart();
       if (Number.isFinite(nextDue)) await condition(woken, Math.max(nextDue - Date.now(), 1));
       else await condition(woken);
     }

@@ -302,15 +302,17 @@ export interface CampaignRecipient {
 }
 
 /**
- * A part of a campaign's recipient snapshot: the recipients of seqs `part * size` up to
+ * A part of a launch's recipient snapshot: the recipients of seqs `part * size` up to
  * `(part + 1) * size` (core/campaigns/snapshot.ts: SNAPSHOT_PART_SIZE), one document for many
  * recipients so that taking and reading a snapshot costs the store a write and a read per part.
- * `_id` is `<account>:<campaign id>:<part, 10 digits>`.
+ * `_id` is `<account>:<campaign id>:<launch task id>:<part, 10 digits>`.
  */
 export interface CampaignSnapshotPartDoc {
   _id: string;
   account: string;
   campaignId: number;
+  /** The launch's task (CampaignLaunchDoc.taskId): a later launch of the campaign takes a snapshot of its own. */
+  taskId: number;
   part: number;
   recipients: CampaignRecipient[];
 }

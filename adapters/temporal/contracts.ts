@@ -167,8 +167,8 @@ export interface DeferredRecipient { seq: number; sends: number; dueAt: number }
 
 /** What a CampaignLaunch run carries into the next one (continueAsNew): the walk through its snapshot. */
 export interface CampaignLaunchState extends CampaignLaunchStart {
-  /** Recipients in the snapshot. */
-  total: number;
+  /** Recipients in the snapshot; undefined while it is being taken (pages are sent meanwhile). */
+  total?: number;
   /** The snapshot seq the next page starts at: every recipient before it was sent (or is in `deferred`). */
   next: number;
   counts: CampaignSendCounts;
@@ -187,9 +187,10 @@ export interface CampaignTaskInput extends TaskWorkflowInput { campaignId: numbe
 
 /**
  * One page of a campaign's snapshot: the recipients with seq in [from, to), or the listed `seqs`
- * (deferred recipients sent again). `walked`: recipients before this page, for the task's progress.
+ * (deferred recipients sent again). `walked`: recipients before this page, for the task's progress;
+ * `total`: the snapshot's size, undefined while it is being taken.
  */
-export interface CampaignPageInput extends CampaignTaskInput { from: number; to: number; seqs?: number[]; total: number; walked: number }
+export interface CampaignPageInput extends CampaignTaskInput { from: number; to: number; seqs?: number[]; total?: number; walked: number }
 
 /** What a page did; `deferred`: the seqs the relay deferred (no ledger row yet). */
 export interface CampaignPageResult extends CampaignSendCounts { deferred: number[] }

@@ -5,7 +5,7 @@
 // is not stops the work (PermanentFailure TASK_NOT_ACTIVE).
 import { PermanentFailure } from '../shared/permanent-failure';
 import { DEFERRAL } from '../sending/deferral';
-import { ACTIVE_STATES, activeTask, findTask, TASK_NOT_ACTIVE, updateActiveTask, type ProgressReport } from '../tasks/tasks';
+import { ACTIVE_STATES, activeTask, findTask, TASK_NOT_ACTIVE, updateActiveTask } from '../tasks/tasks';
 import type { CampaignDoc, Store } from '../../adapters/store/store';
 import type {
   CampaignLaunchStart, CampaignSendCounts, CampaignTaskInput, CampaignTuning, TaskWorkflowInput,
@@ -46,11 +46,11 @@ export async function prepareLaunch(store: Store, input: TaskWorkflowInput, tuni
 }
 
 /**
- * The launch begins: SCHEDULED → SENDING, then the recipient snapshot (taken once: a retry after
- * its count was recorded returns that count). A resend round uses the launch's snapshot. Returns
- * the snapshot's size.
+ * The launch begins: SCHEDULED → SENDING (its lists and interests mailed now). Returns the
+ * snapshot's size when it is taken already (a resend round uses the launch's), else undefined:
+ * then takeSnapshot takes it while pages send.
  */
-export async function startSending(store: Store, ref: CampaignTaskInput, report: ProgressReport): Promise<number> {
+export async function startSending(store: Store, ref: CampaignTaskInput): Promise<number | undefined> {
   if (ref.round > 0) {
     const campaign = await campaignOf(store, ref);
     if (!states.isSentBy(campaign, ref)) throw launchNotActive(ref);
@@ -60,8 +60,19 @@ export async function startSending(store: Store, ref: CampaignTaskInput, report:
   if (!campaign) throw launchNotActive(ref);
   if (campaign.launch?.snapshotTotal !== undefined) return campaign.launch.snapshotTotal;
   await markMailed(store, campaign);
-  await report(0, undefined, null, 'Taking the audience snapshot');
-  const total = await writeSnapshot(store, campaign, (written) => report(0, undefined, { written }, `Taking the audience snapshot: ${written} recipients`));
+  return undefined;
+}
+
+/**
+ * The launch's recipient snapshot (./snapshot.ts), part by part while pages send from the parts
+ * written; then its size is recorded (pages take a last part that is not full only then).
+ * `beat` is told the count so far. Returns the size.
+ */
+export async function takeSnapshot(store: Store, ref: CampaignTaskInput, beat: (written: number) => Promise<void>): Promise<number> {
+  const campaign = await campaignOf(store, ref);
+  if (!states.isSentBy(campaign, ref)) throw launchNotActive(ref);
+  if (campaign!.launch!.snapshotTotal !== undefined) return campaign!.launch!.snapshotTotal;
+  const total = await writeSnapshot(store, campaign!, beat);
   if (!(await states.recordSnapshotTotal(store, ref, total))) throw launchNotActive(ref);
   return total;
 }
@@ -75,10 +86,11 @@ export async function isStillSending(store: Store, ref: CampaignTaskInput): Prom
   return states.isSentBy(campaign, ref) && task !== null && ACTIVE_STATES.includes(task.state);
 }
 
-/** A paused launch's task says so, with how far it got (the pages stopped: no progress comes meanwhile). */
-export async function notePaused(store: Store, ref: CampaignTaskInput, walked: number, total: number): Promise<void> {
-  const completed = total > 0 ? Math.min(1, walked / total) : 0;
-  await updateActiveTask(store, ref.account, ref.taskId, { completed, eta: -1, message: `Paused after ${walked} of ${total} recipients` });
+/** A paused launch's task says so, with how far it got (the pages stopped: no progress comes meanwhile). `total`: undefined while the snapshot is taken. */
+export async function notePaused(store: Store, ref: CampaignTaskInput, walked: number, total: number | undefined): Promise<void> {
+  const completed = total ? Math.min(1, walked / total) : 0;
+  const of = total === undefined ? '' : ` of ${total}`;
+  await updateActiveTask(store, ref.account, ref.taskId, { completed, eta: -1, message: `Paused after ${walked}${of} recipients` });
 }
 
 /**

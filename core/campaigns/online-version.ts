@@ -7,7 +7,7 @@ import type { Store } from '../../adapters/store/store';
 import type { LinkContext } from '../content/personalise';
 import type { MessageRef } from '../content/tracking/token';
 import { campaignCopies } from './plan';
-import { snapshotRecipient } from './snapshot';
+import { snapshotRecipients } from './snapshot';
 
 export type CampaignOnlineVersion = { type: 'html' | 'text'; body: string };
 
@@ -16,12 +16,13 @@ export async function campaignOnlineVersion(
   store: Store, links: LinkContext, ref: MessageRef, campaign: { campaignId: number; round: number },
 ): Promise<CampaignOnlineVersion | undefined> {
   const { account } = ref;
-  const [doc, row, fields] = await Promise.all([
+  const [doc, fields] = await Promise.all([
     store.campaigns.findOne({ _id: `${account}:${campaign.campaignId}`, account }),
-    snapshotRecipient(store, account, campaign.campaignId, ref.index),
     store.fields.find({ account }).toArray(),
   ]);
-  if (!doc || !row || typeof doc.content?.html !== 'string') return undefined;
+  if (!doc?.launch || typeof doc.content?.html !== 'string') return undefined;
+  const [row] = (await snapshotRecipients(store, account, campaign.campaignId, doc.launch.taskId, [ref.index])).recipients;
+  if (!row) return undefined;
   const { copy } = campaignCopies(doc, fields, links, campaign.round, false).copy(row);
   return { type: 'html', body: copy.html ?? '' };
 }

@@ -9,7 +9,7 @@ import { trackingSecret } from '../content/tracking/secret';
 import { PermanentFailure } from '../shared/permanent-failure';
 import { recordUnsent } from '../sending/give-up';
 import { LedgerWriter } from '../sending/ledger';
-import { sendMessages, type LoopControls, type MessageLoopDeps, type OutgoingMessage, type SendLog } from '../sending/message-loop';
+import { sendMessages, SendingStopped, type LoopControls, type MessageLoopDeps, type OutgoingMessage, type SendLog } from '../sending/message-loop';
 import { readLedger, resumeFromLedger, type OutcomeCounts } from '../sending/resume';
 import { TASK_INPUT_ERROR, type ProgressReport } from '../tasks/tasks';
 import type { CampaignDoc, CampaignRecipient } from '../../adapters/store/store';
@@ -24,6 +24,9 @@ export interface PageSenderDeps extends MessageLoopDeps { publicUrl: string }
 
 /** What a page takes from its activity: the loop's controls, and the task's progress (which heartbeats). */
 export interface PageControls extends LoopControls { report: ProgressReport }
+
+/** How often a page whose snapshot part is still being written looks again. */
+const SNAPSHOT_POLL_MS = 100;
 
 /** Plans kept per sender (a campaign's plan is its compiled content: built once, used by every page). */
 const MAX_PLANS = 16;
@@ -68,12 +71,27 @@ export function createPageSender(deps: PageSenderDeps) {
     }
   }
 
-  async function loadPage(input: CampaignPageInput): Promise<PageWork> {
+  /**
+   * The page's recipients and what the ledger says of them. With `wait`, a page whose snapshot
+   * parts are still being written waits for them (calling `wait` between looks); without, it
+   * takes what is there.
+   */
+  async function loadPage(input: CampaignPageInput, wait?: () => Promise<void>): Promise<PageWork> {
     const { account, campaignId, round } = input;
-    const campaign = await campaignOf(store, input);
-    if (!isSentBy(campaign, input)) throw launchNotActive(input);
     const seqs = input.seqs ?? Array.from({ length: Math.max(0, input.to - input.from) }, (_, i) => input.from + i);
-    const rows = await snapshotRecipients(store, account, campaignId, seqs);
+    let campaign: CampaignDoc | null;
+    let rows: CampaignRecipient[];
+    for (;;) {
+      // The campaign before the parts: once it shows the snapshot's total, every part is written.
+      campaign = await campaignOf(store, input);
+      if (!isSentBy(campaign, input)) throw launchNotActive(input);
+      const snapshot = await snapshotRecipients(store, account, campaignId, campaign!.launch!.taskId, seqs);
+      if (!wait || snapshot.fullParts || campaign!.launch!.snapshotTotal !== undefined) {
+        rows = snapshot.recipients;
+        break;
+      }
+      await wait();
+    }
     const rounds = Array.from({ length: round + 1 }, (_, r) => campaignMailIds(account, campaignId, r));
     const mailIdOf = (row: CampaignRecipient, r: number) => rounds[r](row.seq);
     // This round's mail_id of each recipient, and (for a resend) those of the rounds before it.
@@ -102,7 +120,11 @@ export function createPageSender(deps: PageSenderDeps) {
      * retry resumes from the ledger.
      */
     async send(input: CampaignPageInput, controls: PageControls): Promise<CampaignPageResult> {
-      const work = await loadPage(input);
+      const work = await loadPage(input, async () => {
+        if (controls.signal?.aborted) throw new SendingStopped(controls.signal.reason);
+        await controls.report(input.walked, input.total, null, `Reading the audience: sending begins at recipient ${input.walked}`);
+        await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_POLL_MS));
+      });
       const plan = await planFor(work.campaign, input.round);
       const alreadyDone = work.done.sent + work.done.failed + work.done.dropped;
       let stopped = false;
@@ -114,8 +136,9 @@ export function createPageSender(deps: PageSenderDeps) {
         isHalted: () => stopped,
         beat: (done) => {
           // A page of deferred recipients sends again within what was walked already.
-          const walked = Math.min(input.total, input.walked + (input.seqs ? 0 : alreadyDone + done));
-          return controls.report(walked, input.total, { from: input.from, to: input.to, done }, `Sending: ${walked} of ${input.total} recipients`);
+          const walked = Math.min(input.total ?? Infinity, input.walked + (input.seqs ? 0 : alreadyDone + done));
+          const of = input.total === undefined ? 'while the audience is read' : `of ${input.total} recipients`;
+          return controls.report(walked, input.total, { from: input.from, to: input.to, done }, `Sending: ${walked} ${of}`);
         },
         poll: async () => {
           if (!(await isStillSending(store, input))) stopped = true;

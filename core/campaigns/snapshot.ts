@@ -1,61 +1,121 @@
-// A launch's recipient snapshot: who the campaign goes to, fixed when sending begins, each
+// A launch's recipient snapshot: who the campaign goes to, fixed as sending begins, each
 // recipient numbered by `seq` (its message's mail_id is made of it). Stored in parts of
-// SNAPSHOT_PART_SIZE recipients, one document each: a 100k audience is 200 inserts and a page
+// SNAPSHOT_PART_SIZE recipients, one document each: a 100k audience is 200 documents and a page
 // of 500 recipients one `_id` read, where a document per recipient cost the store an insert and
-// a read per message. A contact changed after the launch gets this campaign as the snapshot has
-// it (its name, its custom fields); the suppression list is checked again as each message goes.
+// a read per message. Parts are written as the audience is read, and pages send from each part
+// once it is complete (full, or the snapshot's total recorded), so the first messages leave while
+// the rest of the audience is still read. A contact changed after its part was written gets this
+// campaign as the part has it; the suppression list is checked again as each message goes.
 import type { CampaignDoc, CampaignRecipient, CampaignSnapshotPartDoc, Store } from '../../adapters/store/store';
 import { audienceChunks } from './audience';
 
 /** Recipients per snapshot document: the default page's size, so a page reads one document. */
 export const SNAPSHOT_PART_SIZE = 500;
 
-/** The `_id` of the snapshot part holding `part * SNAPSHOT_PART_SIZE` onwards: zero-padded, so `_id` order is seq order. */
-export function snapshotPartId(account: string, campaignId: number, part: number): string {
-  return `${account}:${campaignId}:${String(part).padStart(10, '0')}`;
+/** The `_id` of a launch's snapshot part `part`: zero-padded, so `_id` order is seq order. */
+export function snapshotPartId(account: string, campaignId: number, launchTaskId: number, part: number): string {
+  return `${account}:${campaignId}:${launchTaskId}:${String(part).padStart(10, '0')}`;
 }
 
 /**
- * Writes the campaign's recipient snapshot: seq 0, 1, … in the order the audience is read.
- * Whatever an interrupted earlier attempt wrote is removed first, so a retry writes the same
- * kind of snapshot from the start (sending begins only once the snapshot is complete and its
- * count recorded). `onPart` is told the count so far (heartbeats). Returns the count.
+ * Writes the launch's recipient snapshot, seq 0, 1, … in the order the audience is read, each part
+ * as soon as it is full (and the last one at the end), while the next contacts are read. A retry
+ * keeps the full parts an earlier attempt wrote (pages may have sent to them), rewrites what came
+ * after and appends the audience's other contacts, so no recipient's seq ever changes once a page
+ * could have used it. An earlier launch's snapshot is removed. `onPart` is told the count written
+ * so far (heartbeats). Returns the count.
  */
 export async function writeSnapshot(store: Store, campaign: CampaignDoc, onPart: (written: number) => Promise<void>): Promise<number> {
   const { account, id: campaignId } = campaign;
-  await store.campaignSnapshots.deleteMany({ account, campaignId });
-  let seq = 0;
-  let part: CampaignRecipient[] = [];
-  const flush = async () => {
-    const index = Math.floor(part[0].seq / SNAPSHOT_PART_SIZE);
-    const doc: CampaignSnapshotPartDoc = { _id: snapshotPartId(account, campaignId, index), account, campaignId, part: index, recipients: part };
-    part = [];
-    await store.campaignSnapshots.insertOne(doc);
-    await onPart(seq);
+  const taskId = campaign.launch!.taskId;
+  await store.campaignSnapshots.deleteMany({ account, campaignId, taskId: { $ne: taskId } });
+  const earlier = (await store.campaignSnapshots.find({ account, campaignId, taskId }).toArray()).sort((a, b) => a.part - b.part);
+  let kept = 0;
+  while (earlier[kept]?.part === kept && earlier[kept].recipients.length === SNAPSHOT_PART_SIZE) kept += 1;
+  if (kept < earlier.length) await store.campaignSnapshots.deleteMany({ account, campaignId, taskId, part: { $gte: kept } });
+  const taken = new Set(earlier.slice(0, kept).flatMap((part) => part.recipients.map((recipient) => recipient.contactId)));
+
+  const writer = new PartWriter(store, onPart);
+  const partDoc = (recipients: CampaignRecipient[]): CampaignSnapshotPartDoc => {
+    const part = Math.floor(recipients[0].seq / SNAPSHOT_PART_SIZE);
+    return { _id: snapshotPartId(account, campaignId, taskId, part), account, campaignId, taskId, part, recipients };
   };
+  let seq = kept * SNAPSHOT_PART_SIZE;
+  let part: CampaignRecipient[] = [];
   for await (const chunk of audienceChunks(store, campaign)) {
     for (const contact of chunk) {
+      if (taken.has(contact.id)) continue;
       part.push({
         seq, contactId: contact.id, email: contact.email, firstName: contact.firstName ?? '', lastName: contact.lastName ?? '',
         gender: contact.gender ?? '', language: contact.language ?? '', customFields: contact.customFields ?? {},
       });
       seq += 1;
-      if (part.length === SNAPSHOT_PART_SIZE) await flush();
+      if (part.length === SNAPSHOT_PART_SIZE) {
+        writer.add(partDoc(part), seq);
+        part = [];
+      }
     }
   }
-  if (part.length > 0) await flush();
+  if (part.length > 0) writer.add(partDoc(part), seq);
+  await writer.drain();
   return seq;
 }
 
-/** The snapshot's recipients of `seqs`, in seq order (those the snapshot does not have are left out). */
-export async function snapshotRecipients(store: Store, account: string, campaignId: number, seqs: readonly number[]): Promise<CampaignRecipient[]> {
-  const wanted = new Set(seqs);
-  const parts = [...new Set(seqs.map((seq) => Math.floor(seq / SNAPSHOT_PART_SIZE)))];
-  const docs = await store.campaignSnapshots.find({ _id: { $in: parts.map((part) => snapshotPartId(account, campaignId, part)) }, account }).toArray();
-  return docs.flatMap((doc) => doc.recipients.filter((recipient) => wanted.has(recipient.seq))).sort((a, b) => a.seq - b.seq);
+/**
+ * Parts inserted one write at a time, each write taking every part that became ready meanwhile:
+ * the audience is read while a write is in flight, and the store commits once per write.
+ */
+class PartWriter {
+  private ready: CampaignSnapshotPartDoc[] = [];
+  private readyUpTo = 0;
+  private writing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(private readonly store: Store, private readonly onPart: (written: number) => Promise<void>) {}
+
+  /** Queues a part; `upTo`: the recipients written once it is. Throws the failure of an earlier write. */
+  add(doc: CampaignSnapshotPartDoc, upTo: number): void {
+    if (this.failure !== undefined) throw this.failure;
+    this.ready.push(doc);
+    this.readyUpTo = upTo;
+    this.pump();
+  }
+
+  /** Resolves once every queued part is stored. */
+  async drain(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private pump(): void {
+    if (this.writing || this.ready.length === 0 || this.failure !== undefined) return;
+    const docs = this.ready;
+    const upTo = this.readyUpTo;
+    this.ready = [];
+    this.writing = (async () => {
+      await this.store.campaignSnapshots.insertMany(docs, { ordered: true });
+      await this.onPart(upTo);
+    })().catch((error: unknown) => { this.failure ??= error; }).finally(() => {
+      this.writing = undefined;
+      this.pump();
+    });
+  }
 }
 
-/** The snapshot's recipient `seq`, if it has one. */
-export async function snapshotRecipient(store: Store, account: string, campaignId: number, seq: number): Promise<CampaignRecipient | undefined> {
-  return (await snapshotRecipients(store, account, campaignId, [seq]))[0];
+/**
+ * The snapshot's recipients of `seqs` in seq order, and whether every part they belong to is
+ * full (a part being written is not there yet; the last part is full only if it happens to be).
+ */
+export async function snapshotRecipients(
+  store: Store, account: string, campaignId: number, launchTaskId: number, seqs: readonly number[],
+): Promise<{ recipients: CampaignRecipient[]; fullParts: boolean }> {
+  const wanted = new Set(seqs);
+  const parts = [...new Set(seqs.map((seq) => Math.floor(seq / SNAPSHOT_PART_SIZE)))];
+  const docs = await store.campaignSnapshots.find({
+    _id: { $in: parts.map((part) => snapshotPartId(account, campaignId, launchTaskId, part)) }, account,
+  }).toArray();
+  return {
+    recipients: docs.flatMap((doc) => doc.recipients.filter((recipient) => wanted.has(recipient.seq))).sort((a, b) => a.seq - b.seq),
+    fullParts: docs.length === parts.length && docs.every((doc) => doc.recipients.length === SNAPSHOT_PART_SIZE),
+  };
 }
