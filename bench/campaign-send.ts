@@ -31,9 +31,11 @@ const REFERENCE_SENDS = 20_000;
 const REFERENCE_DISTINCT = 2_000;
 const DATABASE = 'herald_bench_campaign';
 const TASK_QUEUE = 'herald-bench-campaign';
-const MTA_HOST = 'herald.bench';
-const PUBLIC_URL = 'https://t.herald.bench';
+export const MTA_HOST = 'herald.bench';
+export const PUBLIC_URL = 'https://t.herald.bench';
 const FROM = 'news@herald.test';
+/** The content's fields besides its HTML (campaignHtml). */
+export const CAMPAIGN_CONTENT = { subject: 'Weekly offers for ${contact.first_name!"you"}', from: FROM, fromName: 'Herald Bench' };
 
 /** ~15 KB of table-layout HTML: a greeting with the contact's first name, 60 links (tracked by TRACK_LINKS). */
 export function campaignHtml(): string {
@@ -67,7 +69,7 @@ async function insertContacts(store: Store, account: string, listId: number, fir
 
 async function newCampaign(store: Store, account: string, listId: number, name: string): Promise<CampaignDoc> {
   const campaign = await createCampaign(store, account, { name, include: { lists: [listId] } });
-  const content = await createContent(store, campaign, { subject: 'Weekly offers for ${contact.first_name!"you"}', from: FROM, fromName: 'Herald Bench' });
+  const content = await createContent(store, campaign, CAMPAIGN_CONTENT);
   await setHtmlBody(store, { ...campaign, content }, content, campaignHtml());
   return (await store.campaigns.findOne({ _id: campaign._id, account }))!;
 }
@@ -128,13 +130,15 @@ function cpuSecondsOf(pid: number): number {
 async function prebuiltMessages(store: Store, campaign: CampaignDoc): Promise<Buffer[]> {
   const fields = await store.fields.find({ account: campaign.account }).toArray();
   const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) } });
-  return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => {
-    const row: CampaignRecipientDoc = {
-      _id: '', account: campaign.account, campaignId: campaign.id, seq, contactId: seq + 1, email: recipientOf(seq),
-      firstName: `First${seq}`, lastName: `Last${seq}`, gender: '', language: '', customFields: {},
-    };
-    return plan.message(row).raw();
-  });
+  return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => plan.message(snapshotRow(campaign, seq)).raw());
+}
+
+/** Snapshot recipient `seq` of `campaign` as the bench's contacts make it (a first name each). */
+export function snapshotRow(campaign: CampaignDoc, seq: number): CampaignRecipientDoc {
+  return {
+    _id: '', account: campaign.account, campaignId: campaign.id, seq, contactId: seq + 1, email: recipientOf(seq),
+    firstName: `First${seq}`, lastName: `Last${seq}`, gender: '', language: '', customFields: {},
+  };
 }
 
 export async function runCampaignSend(): Promise<Record<string, unknown>> {
