@@ -17,6 +17,7 @@ import { launchCampaign } from '../core/campaigns/lifecycle';
 import { planCampaign } from '../core/campaigns/plan';
 import { createList } from '../core/contacts/lists';
 import type { CampaignDoc, CampaignRecipientDoc, ContactDoc, Store } from '../adapters/store/store';
+import { linkTablesOf } from '../core/content/tracking/link-tables';
 import { trackingSecret } from '../core/content/tracking/secret';
 import { composeBenchHerald, startBenchStack, type BenchStack } from './herald-stack';
 import { recipientOf } from './mail';
@@ -129,7 +130,7 @@ function cpuSecondsOf(pid: number): number {
 /** The reference's messages: the campaign's own, built by its plan for the first recipients. */
 async function prebuiltMessages(store: Store, campaign: CampaignDoc): Promise<Buffer[]> {
   const fields = await store.fields.find({ account: campaign.account }).toArray();
-  const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) } });
+  const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) }, linkTables: linkTablesOf(store) });
   return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => plan.message(snapshotRow(campaign, seq)).raw());
 }
 

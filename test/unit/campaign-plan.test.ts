@@ -4,7 +4,7 @@ import { simpleParser } from 'mailparser';
 import { planCampaign, hasUnsubscribeLink } from '../../core/campaigns/plan';
 import { campaignBatchId, campaignMailId, campaignRequestId, DEFAULT_UNSUBSCRIBE_TEXT } from '../../core/campaigns/model';
 import type { CampaignContentDoc, CampaignDoc, CampaignRecipientDoc, FieldDoc } from '../../adapters/store/store';
-import { verifyTrackingToken } from '../../core/content/tracking/token';
+import { verifyTrackingToken, type TrackedLink } from '../../core/content/tracking/token';
 
 // Counting wrappers around pure code (no store, no Temporal here): how often the MIME is composed
 // and how often an HTML content is compiled.
@@ -21,7 +21,10 @@ const { buildSkeleton } = require('../../core/sending/mime-splice') as { buildSk
 const { compileTemplate } = require('../../core/content/dialect/dialect') as { compileTemplate: jest.Mock };
 
 const links = { publicUrl: 'https://t.herald.test', secret: Buffer.alloc(32, 7) };
-const context = { mtaHost: 'mx.herald.test', links };
+/** The link tables plans saved, by `<account>:<request id>` (the store's linkTables, in memory: pure code here). */
+const tables = new Map<string, TrackedLink[]>();
+const linkTables = { save: async (account: string, requestId: string, saved: readonly TrackedLink[]) => void tables.set(`${account}:${requestId}`, [...saved]) };
+const context = { mtaHost: 'mx.herald.test', links, linkTables };
 const ALL_ON = {
   TRACK_LINKS: '1', ANALYTICS: '1', ANALYTICS_CAMPAIGN_NAME: '', VIEW_ONLINE: '1',
   SHARE_NETWORK_1: '1', SHARE_NETWORK_2: '1', SHARE_NETWORK_3: '1', SHARE_FORWARD: '1',
@@ -108,10 +111,15 @@ it('with every option on: header links, footer, tracked clicks with utm paramete
   const query = new URLSearchParams(forward.slice('mailto:?'.length));
   expect(query.get('subject')).toBe('News for Ada');
   expect(query.get('body')).toMatch(/^https:\/\/t\.herald\.test\/t\/v\//);
-  // The shop link goes through a click token whose target carries the utm parameters (utm_campaign: the name by default).
+  // The shop link goes through a click token naming its entry of the request's link table, whose target carries the utm
+  // parameters (utm_campaign: the name by default).
   const click = /href="(https:\/\/t\.herald\.test\/t\/c\/[^"]+)"/.exec(html)![1];
   const payload = verifyTrackingToken(links.secret, 'c', click.slice(`${links.publicUrl}/t/c/`.length));
-  expect(payload?.link.target).toBe('https://shop.test/p?id=1&utm_source=herald&utm_medium=email&utm_campaign=Spring%20sale');
+  // Its link_id counts the header's links (online version, shares, forward) before it.
+  expect(payload).toMatchObject({ message: { account: 'acme', requestId: campaignRequestId(42), index: 0 }, tableLink: 5 });
+  expect(tables.get(`acme:${campaignRequestId(42)}`)).toEqual([
+    { linkId: 5, target: 'https://shop.test/p?id=1&utm_source=herald&utm_medium=email&utm_campaign=Spring%20sale', url: 'https://shop.test/p?id=1', interests: [] },
+  ]);
   expect(html).toMatch(/<img src="https:\/\/t\.herald\.test\/t\/o\//);
 });
 

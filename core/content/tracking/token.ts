@@ -1,10 +1,11 @@
 // The signed tokens of tracking links: `{publicUrl}/t/{kind}/{token}`, kind o (open pixel),
 // c (click), v (online version), u (unsubscribe), s (share: `/t/s/{network}/{token}`, the network
 // from a fixed list, not signed: every network's share points at the same online version). A
-// token is trusted without a lookup:
+// token is trusted without a lookup, but for a click's table link (below):
 //
 //   o, v, u, s:  <message>.<sig(kind, message)>
-//   c:        <message>.<sig(c, message)>.<link>.<sig(link, requestId)>
+//   c:           <message>.<sig(c, message)>.<link>.<sig(link, requestId)>            the link carried
+//   c:           <message>.<sig(c, message)>.<linkId>.<sig(linkId, account, requestId)>  a table link
 //
 // <message> is base64url JSON of [account, requestId, index]: the message is the recipients[index]
 // element of that stored request, where its endpoint finds the rest (mail_id, batch id, email, tags,
@@ -13,8 +14,21 @@
 // HMAC-SHA256 over the kind and the part, truncated to 128 bits, base64url. The message is signed
 // once per message and kind, the link once per request and target (so rendering stays fast), and
 // a link's signature names its request: a link part is valid only with a message of its request.
-// A click redirects only to the target signed into its link, so /t/c/ is no open redirect.
+//
+// A table link is a campaign send's (core/campaigns/plan.ts): the links whose target is the same
+// in every message of the request are stored once, as its link table (./link-tables.ts, the same
+// fields by link_id), before any message is sent, and a token names its entry by the link_id in
+// decimal (a carried <link> is base64url JSON, never all digits): ~125 characters a link instead of
+// ~330. Its signature covers the account too (a campaign's request id is unique only within its
+// account). The click endpoint reads the entry, so a table link redirects to its table's target
+// and records the same fields as a carried one; an unknown table or link_id is refused like a
+// forged token. Links whose target differs per message (a substitution in the href), and every
+// link of transactional and automation mail, carry their link.
+//
+// A click redirects only to a target signed into its link or stored in its request's table, so
+// /t/c/ is no open redirect.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { LinkEntry } from '../../../adapters/store/store';
 
 export type TrackingKind = 'o' | 'c' | 'v' | 'u' | 's';
 
@@ -39,7 +53,14 @@ export interface TrackedLink {
   interests: string[];
 }
 
+/** What a verified token names, a click's link resolved: what its hit records. */
 export type TrackingPayload = { kind: MessageKind; message: MessageRef } | { kind: 'c'; message: MessageRef; link: TrackedLink };
+
+/** A click token whose link is an entry of its request's link table: `tableLink` is the link_id. */
+export interface TableClick { kind: 'c'; message: MessageRef; tableLink: number }
+
+/** A click token as verified: its link carried, or named in its request's table (resolved by core/tracking/verified-tokens.ts). */
+export type ClickToken = Extract<TrackingPayload, { kind: 'c' }> | TableClick;
 
 const SIG_BYTES = 16;
 
@@ -60,21 +81,34 @@ export function messageToken(secret: Buffer, kind: TrackingKind, message: string
   return `${message}.${sign(secret, kind, message)}`;
 }
 
+/** A link's stored fields: a carried link part's JSON, a link table's entry. */
+export function linkFields(link: TrackedLink): LinkEntry {
+  const { linkId, target, url, interests } = link;
+  return { i: linkId, t: target, ...(url === target ? {} : { r: url }), ...(interests.length > 0 ? { n: interests } : {}) };
+}
+
 /** The <link> part of a click token; signed with linkSignature. */
 export function linkPart(link: TrackedLink): string {
-  const { linkId, target, url, interests } = link;
-  return base64Json({ i: linkId, t: target, ...(url === target ? {} : { r: url }), ...(interests.length > 0 ? { n: interests } : {}) });
+  return base64Json(linkFields(link));
 }
 
 export function linkSignature(secret: Buffer, requestId: string, link: string): string {
   return sign(secret, `l\n${requestId}`, link);
 }
 
+/** The signature of a table link's part (its link_id in decimal): the request's and its account's. */
+export function tableLinkSignature(secret: Buffer, account: string, requestId: string, linkId: string): string {
+  return sign(secret, `t\n${account}\n${requestId}`, linkId);
+}
+
+/** A table link's part: a link_id, in decimal without leading zeros (one text per id). */
+const TABLE_LINK = /^(?:0|[1-9][0-9]{0,8})$/;
+
 /** The payload of a token of `kind` signed with `secret`; null when it is malformed, forged or altered. */
-export function verifyTrackingToken(secret: Buffer, kind: 'c', token: string): Extract<TrackingPayload, { kind: 'c' }> | null;
+export function verifyTrackingToken(secret: Buffer, kind: 'c', token: string): ClickToken | null;
 export function verifyTrackingToken(secret: Buffer, kind: MessageKind, token: string): Extract<TrackingPayload, { kind: MessageKind }> | null;
-export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | null;
-export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | null {
+export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | TableClick | null;
+export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: string): TrackingPayload | TableClick | null {
   if (typeof token !== 'string' || !['o', 'c', 'v', 'u', 's'].includes(kind)) return null;
   const parts = token.split('.');
   if (parts.length !== (kind === 'c' ? 4 : 2)) return null;
@@ -83,6 +117,10 @@ export function verifyTrackingToken(secret: Buffer, kind: TrackingKind, token: s
   const message = readMessage(messageText);
   if (!message) return null;
   if (kind !== 'c') return { kind, message };
+  if (TABLE_LINK.test(linkText)) {
+    if (!sameSignature(tableLinkSignature(secret, message.account, message.requestId, linkText), linkSig)) return null;
+    return { kind, message, tableLink: Number(linkText) };
+  }
   if (!sameSignature(linkSignature(secret, message.requestId, linkText), linkSig)) return null;
   const link = readLink(linkText);
   return link ? { kind, message, link } : null;
@@ -116,7 +154,12 @@ function readMessage(text: string): MessageRef | null {
 }
 
 function readLink(text: string): TrackedLink | null {
-  const v = parseJson(text) as { i?: unknown; t?: unknown; r?: unknown; n?: unknown } | undefined;
+  return readLinkFields(parseJson(text));
+}
+
+/** The link of stored fields (a carried link part's JSON, a link table's entry); null when they are not one. */
+export function readLinkFields(value: unknown): TrackedLink | null {
+  const v = value as { i?: unknown; t?: unknown; r?: unknown; n?: unknown } | undefined;
   if (typeof v !== 'object' || v === null || !Number.isInteger(v.i) || !isText(v.t)) return null;
   const url = v.r === undefined ? v.t : v.r;
   const interests = v.n === undefined ? [] : v.n;
