@@ -123,6 +123,28 @@ it('with every option on: header links, footer, tracked clicks with utm paramete
   expect(html).toMatch(/<img src="https:\/\/t\.herald\.test\/t\/o\//);
 });
 
+it('saves its round\'s link table before it is ready; links with a substitution in the href carry their link', async () => {
+  const content = contentOf({ html: '<body><a href="https://shop.test/sale">Sale</a> <a href="https://shop.test/c/${contact.NUMERODECLIENTE}">Mine</a></body>' });
+  let stored: () => void = () => undefined;
+  const saved: string[] = [];
+  const slow = { save: (account: string, requestId: string) => new Promise<void>((resolve) => { saved.push(`${account}:${requestId}`); stored = resolve; }) };
+  let ready = false;
+  const planned = planCampaign(campaignOf(ALL_ON, content), [field], { ...context, linkTables: slow }, 3).then((plan) => { ready = true; return plan; });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(saved).toEqual([`acme:${campaignRequestId(42, 3)}`]);
+  expect(ready).toBe(false); // no message before the table is stored
+  stored();
+  const html = String((await simpleParser((await planned).message(row(1)).raw())).html);
+  const clicks = [...html.matchAll(/href="https:\/\/t\.herald\.test\/t\/c\/([^"]+)"/g)].map((m) => verifyTrackingToken(links.secret, 'c', m[1].replace(/&amp;/g, '&')));
+  expect(clicks.slice(-2)).toEqual([
+    { kind: 'c', message: { account: 'acme', requestId: campaignRequestId(42, 3), index: 1 }, tableLink: 5 },
+    {
+      kind: 'c', message: { account: 'acme', requestId: campaignRequestId(42, 3), index: 1 },
+      link: { linkId: 6, target: 'https://shop.test/c/C-1?utm_source=herald&utm_medium=email&utm_campaign=Spring%20sale', url: 'https://shop.test/c/${contact.NUMERODECLIENTE}', interests: [] },
+    },
+  ]);
+});
+
 it('with the options off: no header, no footer, links as written, and an analytics name of its own when given', async () => {
   const off = { TRACK_LINKS: '0', ANALYTICS: '0', VIEW_ONLINE: '0', SHARE_NETWORK_1: '0', SHARE_NETWORK_2: '0', SHARE_NETWORK_3: '0', SHARE_FORWARD: '0', USE_FOOTER: '0' };
   const html = String((await sent(campaignOf(off))).mail.html);
