@@ -64,8 +64,12 @@ export class LinkTables implements LinkTableWriter {
     const read = this.read(account, key);
     this.kept.set(key, read);
     if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
-    const forget = () => { if (this.kept.get(key) === read) this.kept.delete(key); };
-    read.then((table) => table || forget(), forget);
+    const forget = () => {
+      if (this.kept.get(key) === read) this.kept.delete(key);
+    };
+    read.then((table) => {
+      if (!table) forget();
+    }, forget);
     return read;
   }
 

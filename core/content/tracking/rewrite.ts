@@ -2,8 +2,8 @@
 // http(s) href through a signed click link, utm parameters on every http(s) href. The content is
 // parsed once (cached with its compiled template); per message only the hrefs' rendered text is
 // looked at, and a link's signed part is made once per request and rendered URL. In a request
-// with a link table (LinkContext.linkTable: a campaign send's), the click links whose href holds
-// no substitution name their entry of the table (linkTable gives its entries) instead of carrying it.
+// with a link table (LinkContext.linkTable: a campaign send's), a click link whose href holds no
+// tag (no substitution, no directive) names its entry of the table instead of carrying its link.
 //
 // An href is left exactly as the template renders it when its URL is not absolute http(s)
 // (mailto:, tel:, #anchor, relative, javascript:, data:…: Herald's redirect never serves them) or
@@ -17,8 +17,8 @@ import { linkPart, linkSignature, messagePart, messageToken, tableLinkSignature,
 import { decodeAttribute, httpUrl, utmPairs, withUtm } from './url';
 
 /**
- * Where tracking links point and what signs them. `linkTable`: the request's fixed click links
- * refer to its link table, which the caller stores (linkTable gives it) before sending.
+ * Where tracking links point and what signs them. `linkTable`: the request's click links whose
+ * href holds no tag refer to its link table, which the caller stores (linkTable()) before sending.
  */
 export interface LinkContext { publicUrl: string; secret: Buffer; linkTable?: boolean }
 
@@ -97,8 +97,11 @@ export function linkTable(source: string, tracking: TrackingOptions | undefined,
   return fixedLinks(source, trackedHtml(source, false).links, hrefRewrite(tracking, publicUrl));
 }
 
-/** A click link's part, its signature made once per request (`sigFor`: whose it is). */
+/** A click link's part (a carried link, or a table's link_id), its signature made once per request (`sigFor`: whose it is). */
 interface ClickPart { kind: 'click'; part: string; table: boolean; sig: string; sigFor: string | undefined }
+
+/** What an href's rendered text becomes in a message. */
+type Rewrite = Exclude<Href, { kind: 'click' }> | ClickPart;
 
 // Distinct rendered hrefs remembered per link (hrefs with per-recipient values differ each time).
 const MAX_CACHED = 1000;
@@ -115,9 +118,9 @@ export function trackedHtmlRenderer(
   const rewrite = hrefRewrite(tracking, links.publicUrl);
   const base = escapeHtml(links.publicUrl);
   const tabled = new Set(links.linkTable ? fixedLinks(source, sites, rewrite).map((link) => link.linkId) : []);
-  const caches = sites.map(() => new Map<string, Exclude<Href, { kind: 'click' }> | ClickPart>());
+  const caches = sites.map(() => new Map<string, Rewrite>());
 
-  function partOf(site: LinkSite, rendered: string): Exclude<Href, { kind: 'click' }> | ClickPart {
+  function partOf(site: LinkSite, rendered: string): Rewrite {
     // A table's link is its entry whatever the text (which is the source's: the href holds no tag).
     if (tabled.has(site.linkId)) return { kind: 'click', part: String(site.linkId), table: true, sig: '', sigFor: undefined };
     const href = rewrite(site, rendered);
