@@ -17,6 +17,7 @@ import { launchCampaign } from '../core/campaigns/lifecycle';
 import { planCampaign } from '../core/campaigns/plan';
 import { createList } from '../core/contacts/lists';
 import type { CampaignDoc, CampaignRecipient, ContactDoc, Store } from '../adapters/store/store';
+import { linkTablesOf } from '../core/content/tracking/link-tables';
 import { trackingSecret } from '../core/content/tracking/secret';
 import { composeBenchHerald, startBenchStack, type BenchStack } from './herald-stack';
 import { recipientOf } from './mail';
@@ -31,9 +32,11 @@ const REFERENCE_SENDS = 20_000;
 const REFERENCE_DISTINCT = 2_000;
 const DATABASE = 'herald_bench_campaign';
 const TASK_QUEUE = 'herald-bench-campaign';
-const MTA_HOST = 'herald.bench';
-const PUBLIC_URL = 'https://t.herald.bench';
+export const MTA_HOST = 'herald.bench';
+export const PUBLIC_URL = 'https://t.herald.bench';
 const FROM = 'news@herald.test';
+/** The content's fields besides its HTML (campaignHtml). */
+export const CAMPAIGN_CONTENT = { subject: 'Weekly offers for ${contact.first_name!"you"}', from: FROM, fromName: 'Herald Bench' };
 
 /** ~15 KB of table-layout HTML: a greeting with the contact's first name, 60 links (tracked by TRACK_LINKS). */
 export function campaignHtml(): string {
@@ -67,7 +70,7 @@ async function insertContacts(store: Store, account: string, listId: number, fir
 
 async function newCampaign(store: Store, account: string, listId: number, name: string): Promise<CampaignDoc> {
   const campaign = await createCampaign(store, account, { name, include: { lists: [listId] } });
-  const content = await createContent(store, campaign, { subject: 'Weekly offers for ${contact.first_name!"you"}', from: FROM, fromName: 'Herald Bench' });
+  const content = await createContent(store, campaign, CAMPAIGN_CONTENT);
   await setHtmlBody(store, { ...campaign, content }, content, campaignHtml());
   return (await store.campaigns.findOne({ _id: campaign._id, account }))!;
 }
@@ -127,13 +130,13 @@ function cpuSecondsOf(pid: number): number {
 /** The reference's messages: the campaign's own, built by its plan for the first recipients. */
 async function prebuiltMessages(store: Store, campaign: CampaignDoc): Promise<Buffer[]> {
   const fields = await store.fields.find({ account: campaign.account }).toArray();
-  const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) } });
-  return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => {
-    const row: CampaignRecipient = {
-      seq, contactId: seq + 1, email: recipientOf(seq), firstName: `First${seq}`, lastName: `Last${seq}`, gender: '', language: '', customFields: {},
-    };
-    return plan.message(row).raw();
-  });
+  const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) }, linkTables: linkTablesOf(store) });
+  return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => plan.message(snapshotRow(seq)).raw());
+}
+
+/** Snapshot recipient `seq` as the bench's contacts make it (a first name each). */
+export function snapshotRow(seq: number): CampaignRecipient {
+  return { seq, contactId: seq + 1, email: recipientOf(seq), firstName: `First${seq}`, lastName: `Last${seq}`, gender: '', language: '', customFields: {} };
 }
 
 export async function runCampaignSend(): Promise<Record<string, unknown>> {

@@ -1,6 +1,7 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
 import { quietTemporalRuntime } from '../adapters/temporal/runtime';
+import { runCampaignMessage } from './campaign-message';
 import { runCampaignSend } from './campaign-send';
 import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';
@@ -41,6 +42,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'webhook-delivery': (done) => runWebhookDelivery(done['tracking-hits']?.hits_per_s as number | undefined),
   // A 100k-contact campaign launched end to end (worker in its own process) to a counting sink, beside prebuilt raw MIME of its own messages sent by nodemailer.
   'campaign-send': () => runCampaignSend(),
+  // campaign-send's message alone, on one core: its size and the plan's per-recipient render (no stack).
+  'campaign-message': () => runCampaignMessage(),
   // Custom trigger events posted by 50 clients (hourly limit raised), each running a one-email automation, beside bare signalWithStart and no-op workflows.
   'trigger-events': () => runTriggerEvents(),
 };

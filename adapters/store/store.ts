@@ -178,6 +178,26 @@ export interface EventDoc {
   [extra: string]: unknown;
 }
 
+/**
+ * A tracked link's stored fields: i its link_id, t where a click redirects, r the URL the click
+ * reports (absent: the target), n its interests (absent: none). The JSON of a click token's
+ * carried link part, and an entry of a link table (core/content/tracking/token.ts).
+ */
+export interface LinkEntry { i: number; t: string; r?: string; n?: string[] }
+
+/**
+ * The click links every message of a request carries alike (a campaign send's), stored once: a
+ * click token names its entry by link_id (core/content/tracking/link-tables.ts). `_id` is
+ * `<account>:<requestId>`. Written before any message that refers to it, never changed.
+ */
+export interface LinkTableDoc {
+  _id: string;
+  account: string;
+  requestId: string;
+  links: LinkEntry[];
+  createdAt: Date;
+}
+
 /** Task states: QUEUED at creation, then INITIALIZING and PROCESSING while it runs, and one of the last three. */
 export type TaskState = 'QUEUED' | 'INITIALIZING' | 'PROCESSING' | 'FINISHED' | 'FAILED' | 'CANCELLED';
 
@@ -582,6 +602,7 @@ export interface Store {
   contacts: Collection<ContactDoc>;
   sendRequests: Collection<SendRequestDoc>;
   messages: Collection<MessageDoc>;
+  linkTables: Collection<LinkTableDoc>;
   events: Collection<EventDoc>;
   optinConfirmations: Collection<OptinConfirmationDoc>;
   dkimKeys: Collection<DkimKeyDoc>;
@@ -627,6 +648,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     contacts: db.collection('contacts'),
     sendRequests: db.collection('sendRequests'),
     messages: db.collection('messages'),
+    linkTables: db.collection('linkTables'),
     events: db.collection('events'),
     optinConfirmations: db.collection('optinConfirmations'),
     dkimKeys: db.collection('dkimKeys'),

@@ -5,6 +5,7 @@
 // recipients are read from the snapshot's parts by `_id` (./snapshot.ts), and the ledger decides
 // what is left: a message whose mail_id has a row is not sent again, so a retried or resumed page
 // never re-sends.
+import { linkTablesOf } from '../content/tracking/link-tables';
 import { trackingSecret } from '../content/tracking/secret';
 import { PermanentFailure } from '../shared/permanent-failure';
 import { recordUnsent } from '../sending/give-up';
@@ -53,7 +54,7 @@ export function createPageSender(deps: PageSenderDeps) {
     if (!plan) {
       plan = (async () => {
         const fields = await store.fields.find({ account: campaign.account }).toArray();
-        return planCampaign(campaign, fields, { mtaHost, links: { publicUrl, secret: await trackingSecret(store) } }, round);
+        return planCampaign(campaign, fields, { mtaHost, links: { publicUrl, secret: await trackingSecret(store) }, linkTables: linkTablesOf(store) }, round);
       })();
       plans.set(key, plan);
       plan.catch(() => plans.delete(key));

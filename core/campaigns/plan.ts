@@ -3,10 +3,14 @@
 // options), its templates compiled once by the transactional renderer (its cache is by source, so
 // every plan of a campaign, every page of its launch, shares one compilation) and the MIME
 // composed once per plan (bodySkeleton); each recipient's copy is rendered from its snapshot row
-// when the sender asks for its bytes, with the message's own signed links.
+// when the sender asks for its bytes, with the message's own signed links. Its click links that
+// are the same in every message are its request's link table (core/content/tracking/token.ts),
+// saved by the plan before the plan is handed out: no message refers to a table not yet stored.
 import type { CampaignDoc, CampaignRecipient, FieldDoc } from '../../adapters/store/store';
 import { compiledTemplate } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
+import type { LinkTableWriter } from '../content/tracking/link-tables';
+import { linkTable } from '../content/tracking/rewrite';
 import { bodySkeleton, composeCopy, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
@@ -46,7 +50,7 @@ function identities(campaign: CampaignDoc, round: number): (row: CampaignRecipie
   const requestId = campaignRequestId(id, round);
   const batchId = campaignBatchId(account, id);
   const mailIdOf = campaignMailIds(account, id, round);
-  return (row) => ({ account, requestId, index: row.seq, mailId: mailIdOf(row.seq), batchId, email: row.email });
+  return (row) => ({ account, requestId, index: row.seq, mailId: mailIdOf(row.seq), batchId, email: row.email, seqMailId: true });
 }
 
 /**
@@ -71,10 +75,18 @@ export function campaignCopies(
   };
 }
 
-/** The campaign's content planned for round `round` (0: the launch; n: resend round n). `fields`: the account's custom fields. */
-export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], context: PlanContext, round = 0): Promise<CampaignPlan> {
-  const { mtaHost, links } = context;
-  const copies = campaignCopies(campaign, fields, links, round);
+/** What a campaign's plan takes: the send engine's context, and where the link table goes (linkTablesOf the store). */
+export interface CampaignPlanContext extends PlanContext { linkTables: LinkTableWriter }
+
+/**
+ * The campaign's content planned for round `round` (0: the launch; n: resend round n), its link
+ * table saved. `fields`: the account's custom fields.
+ */
+export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], context: CampaignPlanContext, round = 0): Promise<CampaignPlan> {
+  const { mtaHost, links, linkTables } = context;
+  const copies = campaignCopies(campaign, fields, { ...links, linkTable: true }, round);
+  const { html } = copies.body.content;
+  if (html !== undefined) await linkTables.save(campaign.account, campaignRequestId(campaign.id, round), linkTable(html, copies.body.tracking, links.publicUrl));
   const skeleton = await bodySkeleton(copies.body);
   const identityOf = identities(campaign, round);
   return {

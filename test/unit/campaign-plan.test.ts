@@ -4,7 +4,7 @@ import { simpleParser } from 'mailparser';
 import { planCampaign, hasUnsubscribeLink } from '../../core/campaigns/plan';
 import { campaignBatchId, campaignMailId, campaignRequestId, DEFAULT_UNSUBSCRIBE_TEXT } from '../../core/campaigns/model';
 import type { CampaignContentDoc, CampaignDoc, CampaignRecipient, FieldDoc } from '../../adapters/store/store';
-import { verifyTrackingToken } from '../../core/content/tracking/token';
+import { verifyTrackingToken, type TrackedLink } from '../../core/content/tracking/token';
 
 // Counting wrappers around pure code (no store, no Temporal here): how often the MIME is composed
 // and how often an HTML content is compiled.
@@ -21,7 +21,10 @@ const { buildSkeleton } = require('../../core/sending/mime-splice') as { buildSk
 const { compileTemplate } = require('../../core/content/dialect/dialect') as { compileTemplate: jest.Mock };
 
 const links = { publicUrl: 'https://t.herald.test', secret: Buffer.alloc(32, 7) };
-const context = { mtaHost: 'mx.herald.test', links };
+/** The link tables plans saved, by `<account>:<request id>` (the store's linkTables, in memory: pure code here). */
+const tables = new Map<string, TrackedLink[]>();
+const linkTables = { save: async (account: string, requestId: string, saved: readonly TrackedLink[]) => void tables.set(`${account}:${requestId}`, [...saved]) };
+const context = { mtaHost: 'mx.herald.test', links, linkTables };
 const ALL_ON = {
   TRACK_LINKS: '1', ANALYTICS: '1', ANALYTICS_CAMPAIGN_NAME: '', VIEW_ONLINE: '1',
   SHARE_NETWORK_1: '1', SHARE_NETWORK_2: '1', SHARE_NETWORK_3: '1', SHARE_FORWARD: '1',
@@ -89,9 +92,10 @@ it('names the message after the campaign: mail_id, request and batch ids, tags, 
   expect(mail.messageId).toBe(`<${message.mailId}@mx.herald.test>`);
   const unsubscribe = /^List-Unsubscribe:\s*<([^>]+)>/m.exec(raw.toString())![1];
   expect(raw.toString()).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
-  // The links sign [account, campaign request id of the round, seq]: the tracking endpoints find the ledger row by its mail_id.
+  // The links sign [account, campaign request id of the round, seq] and that the mail_id is the round's prefix and seq:
+  // the tracking endpoints find the ledger row by its mail_id.
   const token = unsubscribe.slice(`${links.publicUrl}/t/u/`.length);
-  expect(verifyTrackingToken(links.secret, 'u', token)?.message).toEqual({ account: 'acme', requestId: campaignRequestId(42, 2), index: 7 });
+  expect(verifyTrackingToken(links.secret, 'u', token)?.message).toEqual({ account: 'acme', requestId: campaignRequestId(42, 2), index: 7, seqMailId: true });
 });
 
 it('with every option on: header links, footer, tracked clicks with utm parameters, the open pixel', async () => {
@@ -108,11 +112,38 @@ it('with every option on: header links, footer, tracked clicks with utm paramete
   const query = new URLSearchParams(forward.slice('mailto:?'.length));
   expect(query.get('subject')).toBe('News for Ada');
   expect(query.get('body')).toMatch(/^https:\/\/t\.herald\.test\/t\/v\//);
-  // The shop link goes through a click token whose target carries the utm parameters (utm_campaign: the name by default).
+  // The shop link goes through a click token naming its entry of the request's link table, whose target carries the utm
+  // parameters (utm_campaign: the name by default).
   const click = /href="(https:\/\/t\.herald\.test\/t\/c\/[^"]+)"/.exec(html)![1];
   const payload = verifyTrackingToken(links.secret, 'c', click.slice(`${links.publicUrl}/t/c/`.length));
-  expect(payload?.link.target).toBe('https://shop.test/p?id=1&utm_source=herald&utm_medium=email&utm_campaign=Spring%20sale');
+  // Its link_id counts the header's links (online version, shares, forward) before it.
+  expect(payload).toMatchObject({ message: { account: 'acme', requestId: campaignRequestId(42), index: 0 }, tableLink: 5 });
+  expect(tables.get(`acme:${campaignRequestId(42)}`)).toEqual([
+    { linkId: 5, target: 'https://shop.test/p?id=1&utm_source=herald&utm_medium=email&utm_campaign=Spring%20sale', url: 'https://shop.test/p?id=1', interests: [] },
+  ]);
   expect(html).toMatch(/<img src="https:\/\/t\.herald\.test\/t\/o\//);
+});
+
+it('saves its round\'s link table before it is ready; links with a substitution in the href carry their link', async () => {
+  const content = contentOf({ html: '<body><a href="https://shop.test/sale">Sale</a> <a href="https://shop.test/c/${contact.NUMERODECLIENTE}">Mine</a></body>' });
+  let stored: () => void = () => undefined;
+  const saved: string[] = [];
+  const slow = { save: (account: string, requestId: string) => new Promise<void>((resolve) => { saved.push(`${account}:${requestId}`); stored = resolve; }) };
+  let ready = false;
+  const planned = planCampaign(campaignOf(ALL_ON, content), [field], { ...context, linkTables: slow }, 3).then((plan) => { ready = true; return plan; });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(saved).toEqual([`acme:${campaignRequestId(42, 3)}`]);
+  expect(ready).toBe(false); // no message before the table is stored
+  stored();
+  const html = String((await simpleParser((await planned).message(row(1)).raw())).html);
+  const clicks = [...html.matchAll(/href="https:\/\/t\.herald\.test\/t\/c\/([^"]+)"/g)].map((m) => verifyTrackingToken(links.secret, 'c', m[1].replace(/&amp;/g, '&')));
+  expect(clicks.slice(-2)).toEqual([
+    { kind: 'c', message: { account: 'acme', requestId: campaignRequestId(42, 3), index: 1, seqMailId: true }, tableLink: 5 },
+    {
+      kind: 'c', message: { account: 'acme', requestId: campaignRequestId(42, 3), index: 1, seqMailId: true },
+      link: { linkId: 6, target: 'https://shop.test/c/C-1?utm_source=herald&utm_medium=email&utm_campaign=Spring%20sale', url: 'https://shop.test/c/${contact.NUMERODECLIENTE}', interests: [] },
+    },
+  ]);
 });
 
 it('with the options off: no header, no footer, links as written, and an analytics name of its own when given', async () => {

@@ -1,6 +1,9 @@
 import { formatKey, hashKey, randomToken } from '../../core/accounts/keys';
 import { keyFromHeader } from '../../api/credential-header';
 import { derivedId, newId } from '../../core/shared/ids';
+import { campaignMailId, campaignRequestId } from '../../core/campaigns/model';
+import { mailIdOf } from '../../core/sending/plan';
+import { messageMailId } from '../../core/tracking/verified-tokens';
 
 describe('keys', () => {
   it('have the original shapes: <account>-<32> and <account>-tr-<32>', () => {
@@ -36,5 +39,19 @@ describe('ids', () => {
     expect(derivedId('mail', 'r1', '0')).toBe(derivedId('mail', 'r1', '0'));
     expect(derivedId('mail', 'r1', '0')).not.toBe(derivedId('mail', 'r1', '1'));
     expect(derivedId('mail', 'r1', '0')).toMatch(/^mail_[0-9a-z]+$/);
+  });
+});
+
+describe('the mail_id a tracking token names', () => {
+  it('is a campaign round\'s prefix and seq when the token says so, and the earlier formula for a campaign message sent before', () => {
+    const seq = campaignMailId('acme', 42, 7, 1);
+    expect(seq).toMatch(/^mail_[0-9a-z]{27}$/);
+    expect(messageMailId({ account: 'acme', requestId: campaignRequestId(42, 1), index: 7, seqMailId: true })).toBe(seq);
+    expect(messageMailId({ account: 'acme', requestId: campaignRequestId(42, 1), index: 7 })).toBe(mailIdOf('acme', campaignRequestId(42, 1), 7));
+    expect(messageMailId({ account: 'acme', requestId: 'f00d', index: 3 })).toBe(mailIdOf('acme', 'f00d', 3));
+    // A round's mail_ids sort in seq order and never meet a transactional one's length.
+    const ids = [0, 1, 35, 36, 1295, 100_000].map((n) => campaignMailId('acme', 42, n));
+    expect([...ids].sort()).toEqual(ids);
+    expect(mailIdOf('acme', 'f00d', 3).length).toBeLessThan(seq.length);
   });
 });

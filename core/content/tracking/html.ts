@@ -18,6 +18,8 @@ export interface LinkSite extends Range {
   unquoted: boolean;
   /** The href as the template writes it, character references decoded: the URL a click reports by default. */
   literal: string;
+  /** The href holds no tag: every message renders it alike (its click link may be a link table's entry). */
+  fixed: boolean;
   /** data-track-disabled: no click tracking (utm parameters are still added). */
   disabled: boolean;
   /** data-track-final-url: a click reports the substituted URL. */
@@ -95,6 +97,7 @@ export function htmlSites(source: string, literal = false): HtmlSites {
       balanced: tagsBalanced(tags, value),
       linkId: 0,
       literal: decodeAttribute(source.slice(value.start, value.end)).trim(),
+      fixed: noTagIn(tags, value.start, value.end),
       disabled: 'data-track-disabled' in attrs,
       finalUrl: 'data-track-final-url' in attrs,
       interests,

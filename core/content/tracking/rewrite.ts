@@ -1,7 +1,9 @@
 // The tracking rewrite of an HTML content, per message: the open pixel before </body>, each
 // http(s) href through a signed click link, utm parameters on every http(s) href. The content is
 // parsed once (cached with its compiled template); per message only the hrefs' rendered text is
-// looked at, and a link's signed part is made once per request and rendered URL.
+// looked at, and a link's signed part is made once per request and rendered URL. In a request
+// with a link table (LinkContext.linkTable: a campaign send's), a click link whose href holds no
+// tag (no substitution, no directive) names its entry of the table instead of carrying its link.
 //
 // An href is left exactly as the template renders it when its URL is not absolute http(s)
 // (mailto:, tel:, #anchor, relative, javascript:, data:…: Herald's redirect never serves them) or
@@ -11,11 +13,14 @@ import { cachedCompile, compileTemplate, type CompiledTemplate, type Model, type
 import { escapeHtml } from '../dialect/values';
 import type { TrackingOptions } from '../../transactional/request';
 import { htmlSites, type LinkSite } from './html';
-import { linkPart, linkSignature, messagePart, messageToken, type MessageIdentity, type TrackingKind } from './token';
+import { linkPart, linkSignature, messagePart, messageToken, tableLinkSignature, type MessageIdentity, type TrackedLink, type TrackingKind } from './token';
 import { decodeAttribute, httpUrl, utmPairs, withUtm } from './url';
 
-/** Where tracking links point and what signs them. */
-export interface LinkContext { publicUrl: string; secret: Buffer }
+/**
+ * Where tracking links point and what signs them. `linkTable`: the request's click links whose
+ * href holds no tag refer to its link table, which the caller stores (linkTable()) before sending.
+ */
+export interface LinkContext { publicUrl: string; secret: Buffer; linkTable?: boolean }
 
 /** A content compiled with its links and pixel instrumented (wrap id = link index; insert 0 = pixel). */
 interface TrackedHtml { template: CompiledTemplate; links: LinkSite[] }
@@ -56,10 +61,48 @@ export class MessageTokens {
   }
 }
 
-/** What an href's rendered text becomes: kept, replaced, or a click link (signed per request). */
-type Rewrite = { kind: 'keep' } | { kind: 'text'; text: string } | { kind: 'click'; part: string; sig: string; sigFor: string | undefined };
+/** What an href's rendered text becomes: kept, replaced, or a tracked link. */
+type Href = { kind: 'keep' } | { kind: 'text'; text: string } | { kind: 'click'; link: TrackedLink };
 
-const KEEP: Rewrite = { kind: 'keep' };
+const KEEP = { kind: 'keep' } as const;
+
+/** The rewrite of an href's rendered text under a request's tracking options. */
+function hrefRewrite(tracking: TrackingOptions | undefined, publicUrl: string): (site: LinkSite, rendered: string) => Href {
+  const click = tracking?.click?.enable !== false;
+  const utm = utmPairs(tracking?.analytics);
+  const own = `${publicUrl}/t/`;
+  return (site, rendered) => {
+    const url = httpUrl(decodeAttribute(rendered));
+    if (url === undefined || url.startsWith(own)) return KEEP;
+    const target = withUtm(url, utm);
+    if (!click || site.disabled) return target === url ? KEEP : { kind: 'text', text: attribute(site, escapeHtml(target)) };
+    // The target as the URL parser serialises it (what the browser would have followed): ASCII, fit for a Location header.
+    return { kind: 'click', link: { linkId: site.linkId, target: new URL(target).href, url: site.finalUrl ? url : site.literal, interests: site.interests } };
+  };
+}
+
+const attribute = (site: LinkSite, text: string) => (site.unquoted ? `"${text}"` : text);
+
+/** The click links of `sites` whose href holds no tag: the same in every message, a link table's entries. */
+function fixedLinks(source: string, sites: readonly LinkSite[], rewrite: ReturnType<typeof hrefRewrite>): TrackedLink[] {
+  return sites.flatMap((site) => {
+    if (!site.fixed) return [];
+    const href = rewrite(site, source.slice(site.start, site.end));
+    return href.kind === 'click' ? [href.link] : [];
+  });
+}
+
+/** The link table of a request with this HTML content and tracking options (what its renderer with `linkTable` refers to). */
+export function linkTable(source: string, tracking: TrackingOptions | undefined, publicUrl: string): TrackedLink[] {
+  return fixedLinks(source, trackedHtml(source, false).links, hrefRewrite(tracking, publicUrl));
+}
+
+/** A click link's part (a carried link, or a table's link_id), its signature made once per request (`sigFor`: whose it is). */
+interface ClickPart { kind: 'click'; part: string; table: boolean; sig: string; sigFor: string | undefined }
+
+/** What an href's rendered text becomes in a message. */
+type Rewrite = Exclude<Href, { kind: 'click' }> | ClickPart;
+
 // Distinct rendered hrefs remembered per link (hrefs with per-recipient values differ each time).
 const MAX_CACHED = 1000;
 
@@ -72,25 +115,21 @@ export function trackedHtmlRenderer(
 ): (model: Model, message: MessageTokens) => string {
   const { template, links: sites } = trackedHtml(source, literal);
   const open = tracking?.open?.enable !== false;
-  const click = tracking?.click?.enable !== false;
-  const utm = utmPairs(tracking?.analytics);
-  const own = `${links.publicUrl}/t/`;
+  const rewrite = hrefRewrite(tracking, links.publicUrl);
   const base = escapeHtml(links.publicUrl);
+  const tabled = new Set(links.linkTable ? fixedLinks(source, sites, rewrite).map((link) => link.linkId) : []);
   const caches = sites.map(() => new Map<string, Rewrite>());
-  const attribute = (site: LinkSite, text: string) => (site.unquoted ? `"${text}"` : text);
 
-  function rewrite(site: LinkSite, rendered: string): Rewrite {
-    const url = httpUrl(decodeAttribute(rendered));
-    if (url === undefined || url.startsWith(own)) return KEEP;
-    const target = withUtm(url, utm);
-    if (!click || site.disabled) return target === url ? KEEP : { kind: 'text', text: attribute(site, escapeHtml(target)) };
-    // The target as the URL parser serialises it (what the browser would have followed): ASCII, fit for a Location header.
-    const part = linkPart({ linkId: site.linkId, target: new URL(target).href, url: site.finalUrl ? url : site.literal, interests: site.interests });
-    return { kind: 'click', part, sig: '', sigFor: undefined };
+  function partOf(site: LinkSite, rendered: string): Rewrite {
+    // A table's link is its entry whatever the text (which is the source's: the href holds no tag).
+    if (tabled.has(site.linkId)) return { kind: 'click', part: String(site.linkId), table: true, sig: '', sigFor: undefined };
+    const href = rewrite(site, rendered);
+    return href.kind === 'click' ? { kind: 'click', part: linkPart(href.link), table: false, sig: '', sigFor: undefined } : href;
   }
 
   return (model, message) => {
-    const { requestId } = message.identity;
+    const { account, requestId } = message.identity;
+    const request = `${account}\n${requestId}`;
     let clickPrefix: string | undefined;
     const hooks: RenderHooks = {
       insert: () => (open ? pixel(`${base}/t/o/${message.token('o')}`) : ''),
@@ -99,15 +138,15 @@ export function trackedHtmlRenderer(
         const cache = caches[id];
         let done = cache.get(rendered);
         if (!done) {
-          done = rewrite(site, rendered);
+          done = partOf(site, rendered);
           if (cache.size >= MAX_CACHED) cache.clear();
           cache.set(rendered, done);
         }
         if (done.kind === 'keep') return rendered;
         if (done.kind === 'text') return done.text;
-        if (done.sigFor !== requestId) {
-          done.sig = linkSignature(links.secret, requestId, done.part);
-          done.sigFor = requestId;
+        if (done.sigFor !== request) {
+          done.sig = done.table ? tableLinkSignature(links.secret, account, requestId, done.part) : linkSignature(links.secret, requestId, done.part);
+          done.sigFor = request;
         }
         clickPrefix ??= `${base}/t/c/${message.token('c')}.`;
         return attribute(site, `${clickPrefix}${done.part}.${done.sig}`);
