@@ -1,7 +1,7 @@
 // The stack of the crash tests (test/e2e/*worker-kill*): the API in the test process, workers as
 // `node dist/worker.js` processes a test can SIGKILL and replace, a slow recording SMTP sink
-// (each message acknowledged 20 ms after its data, so a kill lands mid-send), and a database of
-// its own. Built by npm test before jest runs.
+// (each message acknowledged 20 ms after its data, so a kill lands mid-send) unless the test gives
+// another, and a database of its own. Built by npm test before jest runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { newId } from '../../core/shared/ids';
@@ -10,9 +10,12 @@ import { startSmtpSink } from './smtp-sink';
 
 const root = path.resolve(__dirname, '../..');
 
-export interface KillableStack {
+/** What the workers send to: a sink with a URL, closed by stop(). */
+interface Sink { url: string; close(): Promise<void> }
+
+export interface KillableStack<S extends Sink = Awaited<ReturnType<typeof startSmtpSink>>> {
   services: TestServices;
-  sink: Awaited<ReturnType<typeof startSmtpSink>>;
+  sink: S;
   apiUrl: string;
   /** Starts a worker process; kill it with SIGKILL to simulate a crash. */
   startWorker(): ChildProcess;
@@ -20,8 +23,11 @@ export interface KillableStack {
   stop(): Promise<void>;
 }
 
-export async function startKillableStack(databasePrefix: string): Promise<KillableStack> {
-  const sink = await startSmtpSink({ delayMs: 20 });
+/** The stack, its sink the slow recording one unless `startSink` gives another. */
+export async function startKillableStack(databasePrefix: string): Promise<KillableStack>;
+export async function startKillableStack<S extends Sink>(databasePrefix: string, startSink: () => Promise<S>): Promise<KillableStack<S>>;
+export async function startKillableStack(databasePrefix: string, startSink: () => Promise<Sink> = () => startSmtpSink({ delayMs: 20 })): Promise<KillableStack<Sink>> {
+  const sink = await startSink();
   const database = `${databasePrefix}_${newId().slice(0, 8)}`;
   const settings = {
     SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_WORKER_METRICS_PORT: '0',

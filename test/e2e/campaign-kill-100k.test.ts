@@ -1,0 +1,101 @@
+// The delivery guarantee at a campaign's real size: a 100,000-contact campaign whose worker
+// process is SIGKILLed in the middle of a page (pages of 500, SEND_CONCURRENCY messages of a page
+// in flight), a new worker started at once. Every contact gets the message, the duplicates are at
+// most the messages in flight at the kill, each a copy with the Message-ID of its ledger row, and
+// the campaign ends SENT with its 100,000 recipients. The sink acknowledges at once and keeps only
+// envelopes and Message-IDs (test/support/envelope-sink.ts); the worker is `node dist/worker.js`.
+import type { ContactDoc } from '../../adapters/store/store';
+import { createAccount } from '../../core/accounts/accounts';
+import { campaignRequestId } from '../../core/campaigns/model';
+import { SNAPSHOT_PART_SIZE } from '../../core/campaigns/snapshot';
+import { SEND_CONCURRENCY } from '../../core/sending/message-loop';
+import { newId } from '../../core/shared/ids';
+import { addLists, campaignApi, draftCampaign, waitForCampaign } from '../support/campaigns';
+import { startEnvelopeSink } from '../support/envelope-sink';
+import { startKillableStack, type KillableStack } from '../support/killable-worker';
+
+const CONTACTS = 100_000;
+let stack: KillableStack<Awaited<ReturnType<typeof startEnvelopeSink>>>;
+
+beforeAll(async () => {
+  stack = await startKillableStack('herald_ckill100k', startEnvelopeSink);
+}, 60000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await done()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** `count` contacts of list 1, inserted straight into the store (an import's work is not what this tests). */
+async function insertContacts(account: string, count: number): Promise<string[]> {
+  const { store } = stack.services;
+  const now = new Date();
+  const emails: string[] = [];
+  for (let from = 0; from < count; from += 5000) {
+    const batch: ContactDoc[] = [];
+    for (let i = from; i < Math.min(from + 5000, count); i += 1) {
+      const email = `k${i}@example.net`;
+      emails.push(email);
+      batch.push({
+        _id: `${account}:${i + 1}`, account, id: i + 1, email, firstName: `K${i}`, lastName: '', gender: '', language: '', preferredFormat: 'HTML',
+        source: 'IMPORTED_CSV', state: 'ACTIVE', quality: 0, lists: [1], interests: [], customFields: {}, created: now, lastModified: now,
+        lastMailed: null, lastAction: null, inactivated: null,
+      });
+    }
+    await store.contacts.insertMany(batch, { ordered: false });
+  }
+  await store.counters.updateOne({ _id: `${account}:contacts` }, { $max: { seq: count } }, { upsert: true });
+  return emails;
+}
+
+it('sends each of 100,000 contacts the campaign once, but for at most the messages in flight, when the worker is killed mid-page', async () => {
+  const { store } = stack.services;
+  const { sink } = stack;
+  const { account, apiKey } = await createAccount(store, `ck${newId().slice(0, 6).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
+  await addLists(store, account, [1]);
+  const emails = await insertContacts(account, CONTACTS);
+  const campaign = await draftCampaign(store, account, { name: 'Kill100k', include: { lists: [1] } });
+
+  const first = stack.startWorker();
+  await campaignApi(stack.apiUrl, account, apiKey).launch(campaign);
+  // Well into the campaign, and in the middle of a page (the sink's count stands for the page's position).
+  const midPage = () => {
+    const n = sink.received.length;
+    return n >= CONTACTS / 4 && n % SNAPSHOT_PART_SIZE >= SNAPSHOT_PART_SIZE / 4 && n % SNAPSHOT_PART_SIZE <= (SNAPSHOT_PART_SIZE * 3) / 4;
+  };
+  await until('a quarter of the messages, mid-page', midPage, 300_000, 2);
+  first.kill('SIGKILL');
+  await new Promise((resolve) => first.once('exit', resolve));
+  const atKill = sink.received.length;
+  expect(atKill).toBeLessThan(CONTACTS);
+
+  stack.startWorker();
+  const sent = await waitForCampaign(store, campaign, ['SENT'], 400_000);
+  expect(sent.recipients).toBe(CONTACTS);
+
+  // Every contact got the message; the duplicates are at most the messages in flight, each a copy of the same message.
+  await until('every contact', () => sink.received.length >= CONTACTS, 30_000);
+  const copies = new Map<string, Array<string | undefined>>();
+  for (const mail of sink.received) copies.set(mail.rcptTo[0], [...(copies.get(mail.rcptTo[0]) ?? []), mail.messageId]);
+  expect(copies.size).toBe(CONTACTS);
+  expect(emails.every((email) => copies.has(email))).toBe(true);
+  const duplicated = [...copies.entries()].filter(([, ids]) => ids.length > 1);
+  expect(duplicated.length).toBeLessThanOrEqual(SEND_CONCURRENCY);
+  expect(duplicated.every(([, ids]) => ids.length === 2 && ids[0] === ids[1])).toBe(true);
+
+  // One ledger row per contact, sent, with the Message-ID of its copies.
+  const rows = await store.messages.find({ account, requestId: campaignRequestId(campaign.id) }).project<{ email: string; status: string; messageId: string }>({ _id: 0, email: 1, status: 1, messageId: 1 }).toArray();
+  expect(rows).toHaveLength(CONTACTS);
+  expect(rows.every((row) => row.status === 'sent')).toBe(true);
+  expect(rows.filter((row) => copies.get(row.email)!.some((id) => id !== row.messageId))).toEqual([]);
+
+  console.log(JSON.stringify({ contacts: CONTACTS, atKill, duplicates: duplicated.length, total: sink.received.length }));
+}, 600_000);
