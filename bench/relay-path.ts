@@ -1,13 +1,15 @@
 // The relay path alone: N sends of a campaign's ~34 KB messages (built beforehand by the campaign's
 // own plan, as campaign-send's reference does) to the counting sink, 50 in flight over 5
 // connections, through (a) pooled nodemailer `sendMail({envelope, raw})` configured as Herald's
-// relay transport was before its lean path, and (b) Herald's relay transport
-// (adapters/relay/transport.ts). Each with the messages as Herald builds them (their HTML part
-// has bare LF line ends, which go out as CRLF) and with the same messages already all CRLF.
-// Figures: messages/s and the sending process's CPU ms per message (process.cpuUsage: this
-// process sends on its main thread; the sink is a process of its own).
+// relay transport was before its lean path, (b) Herald's relay transport
+// (adapters/relay/transport.ts), and (c) the same on its thread, as the worker runs it
+// (adapters/relay/thread.ts). Each with the messages as Herald builds them (their HTML part has
+// bare LF line ends, which go out as CRLF) and with the same messages already all CRLF.
+// Figures: messages/s and the sending process's CPU ms per message (process.cpuUsage: every
+// thread of this process; the sink is a process of its own).
 import nodemailer from 'nodemailer';
 import type { CampaignDoc, CampaignRecipientDoc } from '../adapters/store/store';
+import { createThreadedRelay } from '../adapters/relay/thread';
 import { createRelayTransport } from '../adapters/relay/transport';
 import { defaultOptions } from '../core/campaigns/options';
 import { planCampaign } from '../core/campaigns/plan';
@@ -81,7 +83,7 @@ export async function runRelayPath(): Promise<Record<string, unknown>> {
     teardown.defer('counting sink', () => sink.stop());
     const asBuilt = await campaignMessages();
     const crlf = asBuilt.map((raw) => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1'));
-    const paths: Record<string, (url: string) => Sender> = { nodemailer: nodemailerPool, relay: createRelayTransport };
+    const paths: Record<string, (url: string) => Sender> = { nodemailer: nodemailerPool, relay: createRelayTransport, relay_thread: createThreadedRelay };
     const results: Record<string, unknown> = {};
     for (const [variant, raws] of [['crlf', crlf], ['as_built', asBuilt]] as const) {
       for (const [name, make] of Object.entries(paths)) {
@@ -101,8 +103,9 @@ export async function runRelayPath(): Promise<Record<string, unknown>> {
       sink_received: await sink.count(),
       message_kb: round(asBuilt.reduce((sum, raw) => sum + raw.length, 0) / asBuilt.length / 1024),
       notes: `${MESSAGES} sends (after ${WARM_UP} to warm up) of ${DISTINCT} distinct campaign messages, ${IN_FLIGHT} in flight, 5 connections, to a counting sink ` +
-        'in a child process; nodemailer = pooled nodemailer sendMail({envelope, raw}) as the relay transport was, relay = adapters/relay/transport.ts; ' +
-        'as_built = the messages as Herald builds them (bare LF in the HTML part), crlf = the same with CRLF line ends; cpu = this process (user + system)',
+        'in a child process; nodemailer = pooled nodemailer sendMail({envelope, raw}) as the relay transport was, relay = adapters/relay/transport.ts, ' +
+        'relay_thread = the same on its thread (adapters/relay/thread.ts), messages crossing to it; ' +
+        'as_built = the messages as Herald builds them (bare LF in the HTML part), crlf = the same with CRLF line ends; cpu = this process, every thread (user + system)',
     };
   } finally {
     await teardown.run();
