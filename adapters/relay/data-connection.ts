@@ -3,7 +3,7 @@
 // DATA bytes were prepared beforehand (./smtp-data.ts) as they are.
 //
 // The one place that reaches into nodemailer's internals, checked against nodemailer 10.6
-// (test/unit/relay-data-connection.test.ts pins the version and the behaviour, so an upgrade that
+// (test/unit/relay-transport.test.ts pins the version and the behaviour, so an upgrade that
 // changes them fails a test): once the relay answered DATA with 354, send() calls
 // this._createSendStream(callback) for a DataStream, which queues the handler of the relay's
 // answer to the message (_actionSMTPStream) and is piped to the socket; send() then writes a
@@ -37,9 +37,10 @@ export class DataConnection extends SMTPConnection {
   }
 
   /** Sends `data` (from smtpData: stuffed and terminated) to `envelope`; answers with the relay's reply to it. */
-  sendData(envelope: SMTPConnection.Envelope, data: Buffer, done: (error: Error | null, info?: SMTPConnection.SentMessageInfo) => void): void {
+  sendData(envelope: { from: string; to: string[] }, data: Buffer, done: (error: Error | null, info?: SMTPConnection.SentMessageInfo) => void): void {
     this.dataWritten = false;
-    this.send(envelope, data, done);
+    // send() keeps the transaction's state on the envelope object it is given: a copy, not the caller's.
+    this.send({ from: envelope.from, to: envelope.to }, data, done);
   }
 
   /** Called by SMTPConnection.send after the 354 (see the top of this file). */

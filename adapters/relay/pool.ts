@@ -4,7 +4,7 @@
 // any number of messages; one that closes or fails is dropped, and the next waiting message
 // opens another. A message the relay refuses (an answer to MAIL, RCPT or DATA) fails alone:
 // RSET, and the connection takes the next one.
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { isTransientError } from 'nodemailer/lib/errors';
 import { DataConnection } from './data-connection';
 import type { Envelope } from './envelope';
