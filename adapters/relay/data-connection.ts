@@ -22,8 +22,8 @@ interface Internals {
   _actionSMTPStream(reply: string, callback: AnswerCallback): void;
 }
 
-const internals = SMTPConnection.prototype as unknown as Partial<Record<keyof Internals, unknown>>;
-if (typeof internals._actionSMTPStream !== 'function' || typeof (internals as Record<string, unknown>)._createSendStream !== 'function') {
+const base = SMTPConnection.prototype as unknown as Record<string, unknown>;
+if (typeof base._createSendStream !== 'function' || typeof base._actionSMTPStream !== 'function') {
   throw new Error('nodemailer\'s SMTPConnection changed: adapters/relay/data-connection.ts needs a look');
 }
 
