@@ -93,7 +93,7 @@ it.each([
   const error = await failureOf(transport.sendMail(message('bad@example.net')));
   expect(error).toMatchObject({ command });
   expect(classifyRelayFailure(error)).toBe(kind);
-  await pause(100); // its connection's RSET answered
+  await pause(250); // its connection's RSET answered
   await transport.sendMail(message('next@example.net'));
   expect(relay.received.map((m) => m.to)).toEqual(['first@example.net', 'next@example.net']);
   expect(relay.received[1].session).toBe(relay.received[0].session);
