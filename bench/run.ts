@@ -7,6 +7,7 @@ import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
+import { runRelayPath } from './relay-path';
 import { runRender } from './render';
 import { runSmtpAuth } from './smtp-auth';
 import { runSmtpSend } from './smtp-send';
@@ -40,6 +41,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'tracking-hits': () => runTrackingHits(),
   // Webhook events/s delivered from a stored backlog to a local receiver (250 requests/s cap held), beside the store's read rate; compared with tracking-hits when it ran.
   'webhook-delivery': (done) => runWebhookDelivery(done['tracking-hits']?.hits_per_s as number | undefined),
+  // The relay path alone: a campaign's ~34 KB messages sent by pooled nodemailer as the relay transport was, beside Herald's relay transport (CPU per message).
+  'relay-path': () => runRelayPath(),
   // A 100k-contact campaign launched end to end (worker in its own process) to a counting sink, beside prebuilt raw MIME of its own messages sent by nodemailer.
   'campaign-send': () => runCampaignSend(),
   // campaign-send's message alone, on one core: its size and the plan's per-recipient render (no stack).

@@ -1,6 +1,14 @@
-import nodemailer, { Transporter } from 'nodemailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool';
+// The relay transport: one pool of SMTP connections to the relay, shared by every send of a
+// worker. Per message: the envelope as nodemailer would send it (./envelope.ts), DKIM signing as
+// nodemailer's Mailer signed (./dkim-sign.ts), the DATA bytes made once with native scans
+// (./smtp-data.ts), and nodemailer's SMTPConnection for the rest (./pool.ts,
+// ./data-connection.ts). What goes to the relay is byte for byte what pooled nodemailer's
+// sendMail({envelope, raw, dkim}) sent, without its per-message Mailer and MailComposer work.
 import type DKIM from 'nodemailer/lib/dkim';
+import { dkimSigned } from './dkim-sign';
+import { relayEnvelope } from './envelope';
+import { RelayPool } from './pool';
+import { smtpData } from './smtp-data';
 
 /** A message as the send engine hands it to the relay: built MIME, its envelope, DKIM signing if any. */
 export interface RelayMessage {
@@ -9,27 +17,34 @@ export interface RelayMessage {
   dkim?: DKIM.SingleKeyOptions;
 }
 
-/** What sends to the relay: the pooled transport itself, or the same on a thread of its own (adapters/relay/thread.ts). */
+/** What sends to the relay: the transport itself, or the same on a thread of its own (adapters/relay/thread.ts). */
 export interface RelaySender {
   /** Resolves with the relay's answer; rejects with an error classifyRelayFailure understands. */
   sendMail(message: RelayMessage): Promise<{ response: string }>;
   close(): void | Promise<void>;
 }
 
-/** One pooled SMTP connection set to the relay, shared by every send of a worker. */
-export function createRelayTransport(relayUrl: string): Transporter<SMTPPool.SentMessageInfo> {
+/**
+ * Up to 5 connections to the relay (`smtp://` or `smtps://`, credentials in the URL), each kept
+ * for any number of messages; STARTTLS when the relay offers it.
+ */
+export function createRelayTransport(relayUrl: string): RelaySender {
   const url = new URL(relayUrl);
-  return nodemailer.createTransport({
-    pool: true,
-    maxConnections: 5,
-    maxMessages: Infinity,
+  const user = decodeURIComponent(url.username);
+  const pool = new RelayPool({
     host: url.hostname,
     port: Number(url.port) || (url.protocol === 'smtps:' ? 465 : 25),
     secure: url.protocol === 'smtps:',
-    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
     connectionTimeout: 10000,
     socketTimeout: 60000,
-  });
+  }, url.username ? { user, credentials: { user, pass: decodeURIComponent(url.password) } } : undefined, 5);
+  return {
+    async sendMail({ envelope, raw, dkim }) {
+      const message = dkim ? await dkimSigned(raw, dkim) : raw;
+      return { response: await pool.send(relayEnvelope(envelope), smtpData(message)) };
+    },
+    close: () => pool.close(),
+  };
 }
 
 /**
