@@ -2,9 +2,15 @@
 // process is SIGKILLed in the middle of a page (pages of 500, SEND_CONCURRENCY messages of a page
 // in flight), a new worker started at once. Every contact gets the message, the duplicates are at
 // most the messages in flight at the kill, each a copy with the Message-ID of its ledger row, and
-// the campaign ends SENT with its 100,000 recipients. The sink acknowledges at once and keeps only
-// envelopes and Message-IDs (test/support/envelope-sink.ts); the worker is `node dist/worker.js`.
+// the campaign ends SENT with its 100,000 recipients. The store is one of its own on an H2 file, as
+// npm start runs it (the suite's memory store does not hold 100k contacts with their ledger rows
+// and events); the sink acknowledges at once and keeps only envelopes and Message-IDs
+// (test/support/envelope-sink.ts); the worker is `node dist/worker.js`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ContactDoc } from '../../adapters/store/store';
+import { startEmbeddedStore, type EmbeddedStore } from '../../infra/store';
 import { createAccount } from '../../core/accounts/accounts';
 import { campaignRequestId } from '../../core/campaigns/model';
 import { SNAPSHOT_PART_SIZE } from '../../core/campaigns/snapshot';
@@ -15,14 +21,19 @@ import { startEnvelopeSink } from '../support/envelope-sink';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
 
 const CONTACTS = 100_000;
+let storeProcess: EmbeddedStore;
 let stack: KillableStack<Awaited<ReturnType<typeof startEnvelopeSink>>>;
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-ckill100k-'));
 
 beforeAll(async () => {
-  stack = await startKillableStack('herald_ckill100k', startEnvelopeSink);
-}, 60000);
+  storeProcess = await startEmbeddedStore({ file: path.join(folder, 'store.h2'), logFile: path.join(folder, 'store.log') });
+  stack = await startKillableStack('herald_ckill100k', { startSink: startEnvelopeSink, mongodbUri: storeProcess.uri });
+}, 90000);
 
 afterAll(async () => {
   await stack?.stop();
+  await storeProcess?.stop();
+  fs.rmSync(folder, { recursive: true, force: true });
 });
 
 async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<void> {

@@ -23,22 +23,28 @@ export interface KillableStack<S extends Sink = Awaited<ReturnType<typeof startS
   stop(): Promise<void>;
 }
 
-/** The stack, its sink the slow recording one unless `startSink` gives another. */
+/** What a test may change: the sink (the slow recording one by default), the store (the suite's by default). */
+interface StackOptions<S extends Sink> { startSink: () => Promise<S>; mongodbUri?: string }
+
+/** The stack: its sink the slow recording one unless `options` give another; the suite's store unless they give one. */
 export async function startKillableStack(databasePrefix: string): Promise<KillableStack>;
-export async function startKillableStack<S extends Sink>(databasePrefix: string, startSink: () => Promise<S>): Promise<KillableStack<S>>;
-export async function startKillableStack(databasePrefix: string, startSink: () => Promise<Sink> = () => startSmtpSink({ delayMs: 20 })): Promise<KillableStack<Sink>> {
-  const sink = await startSink();
+export async function startKillableStack<S extends Sink>(databasePrefix: string, options: StackOptions<S>): Promise<KillableStack<S>>;
+export async function startKillableStack(
+  databasePrefix: string, options: StackOptions<Sink> = { startSink: () => startSmtpSink({ delayMs: 20 }) },
+): Promise<KillableStack<Sink>> {
+  const sink = await options.startSink();
+  const mongodbUri = options.mongodbUri ?? suiteMongodbUri();
   const database = `${databasePrefix}_${newId().slice(0, 8)}`;
   const settings = {
     SMTP_RELAY_URL: sink.url, HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_MTA_HOST: 'mx.herald.test', HERALD_WORKER_METRICS_PORT: '0',
   };
   // The workers load the workflow code the global setup bundled once (as the Docker image's do).
   const workerEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: suiteMongodbUri(), TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, HERALD_LOG_LEVEL: 'warn',
+    PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: mongodbUri, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, HERALD_LOG_LEVEL: 'warn',
     ...(process.env.HERALD_WORKFLOW_BUNDLE ? { HERALD_WORKFLOW_BUNDLE: process.env.HERALD_WORKFLOW_BUNDLE } : {}), ...settings,
   };
   // The API and the test's store and Temporal client, in this process, on the same database and queue.
-  const herald = composeTestHerald(settings);
+  const herald = composeTestHerald({ ...settings, MONGODB_URI: mongodbUri });
   const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
   const apiUrl = await listenLocally(await herald.apiServer());
   const workers: ChildProcess[] = [];
@@ -61,7 +67,7 @@ export async function startKillableStack(databasePrefix: string, startSink: () =
         child.kill('SIGTERM');
       })));
       await herald.close();
-      await dropDatabase(database).catch(() => undefined);
+      if (!options.mongodbUri) await dropDatabase(database).catch(() => undefined);
       await sink.close();
     },
   };
