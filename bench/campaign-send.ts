@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { WORKER_NODE_FLAGS } from '../composition/node-flags';
 import { createAccount } from '../core/accounts/accounts';
 import { createCampaign } from '../core/campaigns/campaigns';
 import { createContent, setHtmlBody } from '../core/campaigns/content-record';
@@ -84,10 +85,10 @@ async function startWorkerProcess(stack: BenchStack, teardown: Teardown): Promis
   fs.writeFileSync(bundle, (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundler })).code);
   // HERALD_BENCH_CPU_PROF=<dir>: the worker writes a CPU profile there when it stops.
   const profile = process.env.HERALD_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HERALD_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, path.join(__dirname, '..', 'worker.js')], {
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, path.join(__dirname, '..', 'worker.js')], {
     env: {
       ...process.env, HERALD_WORKFLOW_BUNDLE: bundle,
-      // HERALD_BENCH_WORKER_NODE_OPTIONS: node flags of the worker alone (a heap limit, say).
+      // HERALD_BENCH_WORKER_NODE_OPTIONS: other node flags of the worker alone (WORKER_NODE_FLAGS, on its command line, win over these).
       ...(process.env.HERALD_BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_WORKER_NODE_OPTIONS } : {}), MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
       HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE, HERALD_MTA_HOST: MTA_HOST, HERALD_PUBLIC_URL: PUBLIC_URL,
       HERALD_LOG_LEVEL: 'info', HERALD_WORKER_METRICS_PORT: '0',

@@ -1,5 +1,6 @@
 // Production topology: api, smtp and worker each as its own process (as in docker/compose.yaml),
 // configured only by environment variables, against the suite's Temporal and store.
+import { WORKER_NODE_FLAGS } from '../../composition/node-flags';
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -18,9 +19,9 @@ let apiPort: number;
 let smtpPort: number;
 let workerMetricsPort: number;
 
-function startProcess(name: string, script: string) {
+function startProcess(name: string, script: string, nodeFlags: readonly string[] = []) {
   outputs[name] = '';
-  const child = spawn(process.execPath, [path.join(root, script)], { env, cwd: root });
+  const child = spawn(process.execPath, [...nodeFlags, path.join(root, script)], { env, cwd: root });
   child.stdout!.on('data', (chunk) => { outputs[name] += chunk; });
   child.stderr!.on('data', (chunk) => { outputs[name] += chunk; });
   processes[name] = child;
@@ -49,7 +50,7 @@ beforeAll(async () => {
   };
   startProcess('api', 'dist/api/main.js');
   startProcess('smtp', 'dist/smtp/main.js');
-  startProcess('worker', 'dist/worker.js');
+  startProcess('worker', 'dist/worker.js', WORKER_NODE_FLAGS);
   await Promise.all([waitForPort('127.0.0.1', apiPort, 30000, 'api'), waitForPort('127.0.0.1', smtpPort, 30000, 'smtp')]);
 }, 60000);
 

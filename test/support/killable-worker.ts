@@ -4,6 +4,7 @@
 // another, and a database of its own. Built by npm test before jest runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { WORKER_NODE_FLAGS } from '../../composition/node-flags';
 import { newId } from '../../core/shared/ids';
 import { composeTestHerald, dropDatabase, listenLocally, suiteMongodbUri, type TestServices } from './herald';
 import { startSmtpSink } from './smtp-sink';
@@ -53,7 +54,7 @@ export async function startKillableStack(
     sink,
     apiUrl,
     startWorker() {
-      const child = spawn(process.execPath, [path.join(root, 'dist/worker.js')], { env: workerEnv, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, path.join(root, 'dist/worker.js')], { env: workerEnv, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
       let errors = '';
       child.stderr!.on('data', (chunk) => { errors = (errors + chunk).slice(-4000); });
       child.once('exit', (code, signal) => { if (code) console.error(`worker exited ${code ?? signal}: ${errors}`); });
