@@ -24,7 +24,7 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'temporal-bare': () => runTemporalBare(),
   'nodemailer-raw': () => runNodemailerRaw(),
   // herald-send compares itself with temporal-bare's figure when this run measured it.
-  'herald-send': (done) => runHeraldSend(done['temporal-bare']?.workflows_per_s as number | undefined),
+  'herald-send': () => runHeraldSend(),
   // SMTP submissions from 20 clients through the same gathering path, beside signalWithStart.
   'smtp-send': () => runSmtpSend(),
   // How fast the SMTP listener answers AUTH (right key, first failures, a held failure), beside a store ping.
