@@ -27,6 +27,8 @@ import { perSecond, round } from './stats';
 import { log, within, Teardown } from './support';
 
 const CONTACTS = Number(process.env.HERALD_BENCH_CAMPAIGN_CONTACTS ?? 100_000);
+/** Worker processes on the task queue (HERALD_BENCH_WORKERS; one by default). */
+const WORKERS = Math.max(1, Number(process.env.HERALD_BENCH_WORKERS ?? 1));
 const WARM_UP_CONTACTS = 2_000;
 /** The reference sends this many (distinct prebuilt messages, sent in turn). */
 const REFERENCE_SENDS = 20_000;
@@ -78,11 +80,15 @@ async function newCampaign(store: Store, account: string, listId: number, name: 
 
 const quietBundler = new DefaultLogger('WARN');
 
-/** The worker as a process of its own; resolves once it polls its task queue. */
-async function startWorkerProcess(stack: BenchStack, teardown: Teardown): Promise<ChildProcess> {
-  // The workflow bundle built beforehand, as the Docker image has it: a worker bundling at start holds on to webpack's memory.
+/** The workflow bundle built beforehand, as the Docker image has it: a worker bundling at start holds on to webpack's memory. */
+async function prebuiltBundle(teardown: Teardown): Promise<string> {
   const bundle = path.join(teardown.tempDir('herald-bench-bundle-'), 'workflow-bundle.js');
   fs.writeFileSync(bundle, (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundler })).code);
+  return bundle;
+}
+
+/** A worker as a process of its own; resolves once it polls its task queue. */
+async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle: string): Promise<ChildProcess> {
   // HERALD_BENCH_CPU_PROF=<dir>: the worker writes a CPU profile there when it stops.
   const profile = process.env.HERALD_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HERALD_BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, path.join(__dirname, '..', 'worker.js')], {
@@ -170,14 +176,21 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     raws.length = 0;
     let received = await sink.count();
 
-    log('campaign-send: starting the worker process');
-    const worker = await startWorkerProcess(stack, teardown);
-    const atStart = memoryOf(worker.pid!);
+    log(`campaign-send: starting ${WORKERS} worker process${WORKERS > 1 ? 'es' : ''}`);
+    const bundle = await prebuiltBundle(teardown);
+    const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorkerProcess(stack, teardown, bundle)));
+    // With several workers: the largest process's memory, every process's CPU.
+    const workersMemory = () => {
+      const each = workers.map((worker) => memoryOf(worker.pid!));
+      return { rssMb: Math.max(...each.map((m) => m.rssMb)), peakMb: Math.max(...each.map((m) => m.peakMb)) };
+    };
+    const workersCpu = () => workers.reduce((sum, worker) => sum + cpuSecondsOf(worker.pid!), 0);
+    const atStart = workersMemory();
     let peakSampledMb = 0;
     let samples = 0;
     const sampler = setInterval(() => {
       try {
-        const { rssMb } = memoryOf(worker.pid!);
+        const { rssMb } = workersMemory();
         peakSampledMb = Math.max(peakSampledMb, rssMb);
         if ((samples += 1) % 20 === 0) log(`campaign-send: worker RSS ${rssMb} MB (sink ${received} before this campaign)`);
       } catch { /* exited */ }
@@ -188,17 +201,17 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     await launchCampaign(launchDeps, warmCampaign, { owner, request: '/bench/warm-up', launchDate: null });
     await sink.waitFor(received + WARM_UP_CONTACTS, 300_000);
     received += WARM_UP_CONTACTS;
-    const afterWarmUp = memoryOf(worker.pid!);
+    const afterWarmUp = workersMemory();
 
     log(`campaign-send: the campaign (${CONTACTS} recipients)`);
-    const cpuBefore = { worker: cpuSecondsOf(worker.pid!), store: cpuSecondsOf(stack.store.pid) };
+    const cpuBefore = { worker: workersCpu(), store: cpuSecondsOf(stack.store.pid) };
     const launchedAt = performance.now();
     await launchCampaign(launchDeps, campaign, { owner, request: '/bench/launch', launchDate: null });
     const firstAt = await sink.waitFor(received + 1, 600_000);
     const lastAt = await sink.waitFor(received + CONTACTS, 1_800_000);
-    const memory = memoryOf(worker.pid!);
-    const cpuMsPerMessage = (pid: number, before: number) => round(((cpuSecondsOf(pid) - before) * 1000) / CONTACTS, 2);
-    const cpu = { worker: cpuMsPerMessage(worker.pid!, cpuBefore.worker), store: cpuMsPerMessage(stack.store.pid, cpuBefore.store) };
+    const memory = workersMemory();
+    const perMessage = (seconds: number) => round((seconds * 1000) / CONTACTS, 2);
+    const cpu = { worker: perMessage(workersCpu() - cpuBefore.worker), store: perMessage(cpuSecondsOf(stack.store.pid) - cpuBefore.store) };
     clearInterval(sampler);
     // The last page's outcome, then SENT with the recipients' count.
     let final: Pick<CampaignDoc, 'state' | 'recipients'> | null = null;
@@ -210,6 +223,7 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     return {
       scenario: 'campaign-send',
       store: storeFile ? 'h2-file' : 'memory',
+      workers: WORKERS,
       recipients: CONTACTS,
       recipients_per_s: recipientsPerS,
       sending_per_s: perSecond(CONTACTS - 1, lastAt - firstAt),
@@ -230,7 +244,7 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
       notes: `contacts inserted in bulk into one list; the content: ~15 KB HTML, \${contact.first_name} in the subject and body, 60 links, every option on ` +
         '(click tracking, utm parameters, header links, footer); the store on its H2 file (durable commits, as npm start runs it); launched with launchCampaign (task + CampaignLaunch workflow), worker = `node dist/worker.js` ' +
         `in its own process (default tuning), after a ${WARM_UP_CONTACTS}-recipient warm-up campaign; recipients_per_s = launch to the sink's last message; ` +
-        'sending_per_s = first to last message; *_cpu_ms_per_message = CPU time (user + system, all threads) of the worker and the store processes from launch to last message, per message; worker_peak_rss_mb = the worker process\'s VmHWM (whole run, warm-up included); ' +
+        'sending_per_s = first to last message; *_cpu_ms_per_message = CPU time (user + system, all threads) of the worker processes (summed) and the store process from launch to last message, per message; worker_peak_rss_mb = the largest worker process\'s VmHWM (whole run, warm-up included); ' +
         `reference = pooled nodemailer (5 connections, 50 in flight) sending ${REFERENCE_SENDS} prebuilt raw messages (${REFERENCE_DISTINCT} distinct, built ` +
         'by the campaign\'s own plan: the same bytes Herald sends) to the same counting sink, before the worker starts',
     };

@@ -1,5 +1,6 @@
 // Static checks of the production topology (docker/compose.yaml and docker/Dockerfile): no
 // Docker engine is needed, so wiring mistakes are caught where they are cheapest.
+import { WORKER_NODE_FLAGS } from '../../composition/node-flags';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -93,13 +94,14 @@ describe('docker/compose.yaml', () => {
   });
 
   it.each(herald)('builds %s from docker/Dockerfile and runs its process', (name) => {
-    const commands = { api: 'dist/api/main.js', smtp: 'dist/smtp/main.js', worker: 'dist/worker.js' };
+    // A worker runs with its V8 limits (composition/node-flags.ts).
+    const commands = { api: ['dist/api/main.js'], smtp: ['dist/smtp/main.js'], worker: [...WORKER_NODE_FLAGS, 'dist/worker.js'] };
     const service = services[name];
     expect(service.build).toEqual({ context: '..', dockerfile: 'docker/Dockerfile' });
     // Compose resolves the context from the compose file's folder, the Dockerfile from the context.
     const dockerfile = path.resolve(dockerDir, service.build!.context, service.build!.dockerfile);
     expect(dockerfile).toBe(path.join(dockerDir, 'Dockerfile'));
-    expect(service.command).toEqual(['node', commands[name]]);
+    expect(service.command).toEqual(['node', ...commands[name]]);
   });
 
   it.each(herald)('wires %s to Temporal, MongoDB and the relay, listening on all interfaces', (name) => {
