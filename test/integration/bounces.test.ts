@@ -44,6 +44,11 @@ async function sendTo(account: NewAccount, email: string): Promise<Sent> {
   const batchId = answer.headers.get('herald-batch-id')!;
   const [sentEvent] = await batchEvents(herald.services.store, account.account, batchId, 1);
   expect(sentEvent.track_type).toBe('track.mail.sent');
+  // The ledger row (which reports are matched against) is written beside the event: wait for both.
+  for (const deadline = Date.now() + 10_000; (await herald.services.store.messages.countDocuments({ _id: sentEvent.mail_id, account: account.account })) === 0;) {
+    if (Date.now() > deadline) throw new Error(`no ledger row for ${sentEvent.mail_id}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const mail = await receivedFor(email);
   return { mailId: sentEvent.mail_id, batchId, returnPath: mail.mailFrom, messageId: mail.parsed.messageId!, sentEvent };
 }

@@ -386,6 +386,8 @@ describe('SMTP submissions and Herald\'s own mail', () => {
     expect(mail.parsed.headerLines.filter((h) => h.key === 'list-unsubscribe')).toHaveLength(1);
     const [sent] = await waitForEvents({ email: 'smtp-b@example.net', track_type: 'track.mail.sent' });
     expectValid(SCHEMAS['track.mail.sent'], sent);
+    // The ledger row (which the links are checked against) is written beside the event: wait for both.
+    await waitUntil('the ledger row', async () => (await herald.services.store.messages.countDocuments({ _id: sent.mail_id, account: acme.account })) === 1);
     const m = linksOf('smtp-b@example.net', sent.mail_id, mail);
     expect(m.listUnsubscribe).toMatch(/^<http.+\/t\/u\/[\w-]+\.[\w-]+>$/);
     expect(headerOf(mail, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
