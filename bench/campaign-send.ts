@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { WORKER_NODE_FLAGS } from '../composition/node-flags';
+import { freePort } from '../infra/ports';
 import { createAccount } from '../core/accounts/accounts';
 import { createCampaign } from '../core/campaigns/campaigns';
 import { createContent, setHtmlBody } from '../core/campaigns/content-record';
@@ -27,6 +28,8 @@ import { perSecond, round } from './stats';
 import { log, within, Teardown } from './support';
 
 const CONTACTS = Number(process.env.HERALD_BENCH_CAMPAIGN_CONTACTS ?? 100_000);
+/** How the worker runs (HERALD_BENCH_WORKER_ENTRY): `worker` (default, node dist/worker.js) or `start` (inside node dist/start.js, as npm start runs it). */
+const ENTRY = process.env.HERALD_BENCH_WORKER_ENTRY === 'start' ? 'start' : 'worker';
 /** Worker processes on the task queue (HERALD_BENCH_WORKERS; one by default). */
 const WORKERS = Math.max(1, Number(process.env.HERALD_BENCH_WORKERS ?? 1));
 const WARM_UP_CONTACTS = 2_000;
@@ -87,13 +90,21 @@ async function prebuiltBundle(teardown: Teardown): Promise<string> {
   return bundle;
 }
 
-/** A worker as a process of its own; resolves once it polls its task queue. */
+/**
+ * A worker as a process of its own (`node dist/worker.js`), or with ENTRY `start` the whole
+ * service as `npm start` runs it (`node dist/start.js`: API, SMTP listener and worker in one
+ * process, on the bench's store, Temporal and sink); resolves once it polls its task queue.
+ */
 async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle: string): Promise<ChildProcess> {
   // HERALD_BENCH_CPU_PROF=<dir>: the worker writes a CPU profile there when it stops.
   const profile = process.env.HERALD_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HERALD_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, path.join(__dirname, '..', 'worker.js')], {
+  const whole = ENTRY === 'start';
+  const service = whole ? {
+    HERALD_DATA_DIR: teardown.tempDir('herald-bench-start-'), HERALD_API_PORT: String(await freePort()), HERALD_SMTP_PORT: String(await freePort()),
+  } : {};
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...profile, path.join(__dirname, '..', whole ? 'start.js' : 'worker.js')], {
     env: {
-      ...process.env, HERALD_WORKFLOW_BUNDLE: bundle,
+      ...process.env, ...service, HERALD_WORKFLOW_BUNDLE: bundle,
       // HERALD_BENCH_WORKER_NODE_OPTIONS: other node flags of the worker alone (WORKER_NODE_FLAGS, on its command line, win over these).
       ...(process.env.HERALD_BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_WORKER_NODE_OPTIONS } : {}), MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
       HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE, HERALD_MTA_HOST: MTA_HOST, HERALD_PUBLIC_URL: PUBLIC_URL,
@@ -111,7 +122,7 @@ async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle:
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen = (seen + chunk.toString()).slice(-4096);
-      if (seen.includes('worker started')) { child.stdout!.off('data', onData); child.stdout!.resume(); resolve(); }
+      if (seen.includes(whole ? 'Herald is running' : 'worker started')) { child.stdout!.off('data', onData); child.stdout!.resume(); resolve(); }
     };
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it started`)));
@@ -224,6 +235,7 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
       scenario: 'campaign-send',
       store: storeFile ? 'h2-file' : 'memory',
       workers: WORKERS,
+      worker_entry: ENTRY === 'start' ? 'dist/start.js' : 'dist/worker.js',
       recipients: CONTACTS,
       recipients_per_s: recipientsPerS,
       sending_per_s: perSecond(CONTACTS - 1, lastAt - firstAt),
