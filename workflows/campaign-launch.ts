@@ -96,8 +96,9 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
     let crashed: unknown;
     /** The snapshot could not be taken: pages waiting for its parts would wait for ever, so the launch fails at once. */
     let snapshotFailed: unknown;
-    let snapshotDone = state.total !== undefined;
-    void snapshot?.then(() => { snapshotDone = true; }, (error: unknown) => { snapshotFailed = error; });
+    void snapshot?.catch((error: unknown) => { snapshotFailed = error; });
+    /** The snapshot is taken (its promise set state.total). */
+    const snapshotTaken = () => state.total !== undefined;
     /** The task says it is paused once the pages in flight ended. */
     let pauseNoted = false;
     const pageOf = (from: number, to: number, seqs?: number[]): CampaignPageInput => ({
@@ -132,7 +133,7 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       void runPage(page, sends).catch((error: unknown) => { crashed ??= error; }).finally(() => { inFlight -= 1; finished += 1; });
     };
 
-    const mustContinue = () => snapshotDone && (pagesThisRun >= tuning.pagesPerRun || workflowInfo().continueAsNewSuggested
+    const mustContinue = () => snapshotTaken() && (pagesThisRun >= tuning.pagesPerRun || workflowInfo().continueAsNewSuggested
       || workflowInfo().historyLength > MAX_HISTORY_EVENTS);
     const moreToWalk = () => (state.total === undefined || state.next < state.total) && state.deferred.length < MAX_DEFERRED_WAITING;
     const dueNow = () => state.deferred.some((d) => d.dueAt <= Date.now());
@@ -174,8 +175,8 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
       // Wait for a page to end, a resume, or the next deferred recipient's time.
       const nextDue = Math.min(...state.deferred.map((d) => d.dueAt));
       const seen = finished;
-      const seenDone = snapshotDone;
-      const woken = () => crashed !== undefined || snapshotFailed !== undefined || finished !== seen || snapshotDone !== seenDone || canStart();
+      const taken = snapshotTaken();
+      const woken = () => crashed !== undefined || snapshotFailed !== undefined || finished !== seen || snapshotTaken() !== taken || canStart();
       if (Number.isFinite(nextDue)) await condition(woken, Math.max(nextDue - Date.now(), 1));
       else await condition(woken);
     }

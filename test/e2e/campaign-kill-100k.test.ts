@@ -9,16 +9,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ContactDoc } from '../../adapters/store/store';
 import { startEmbeddedStore, type EmbeddedStore } from '../../infra/store';
 import { createAccount } from '../../core/accounts/accounts';
 import { campaignRequestId } from '../../core/campaigns/model';
 import { SNAPSHOT_PART_SIZE } from '../../core/campaigns/snapshot';
 import { SEND_CONCURRENCY } from '../../core/sending/message-loop';
 import { newId } from '../../core/shared/ids';
-import { addLists, campaignApi, draftCampaign, waitForCampaign } from '../support/campaigns';
+import { addContacts, addLists, campaignApi, draftCampaign, waitForCampaign } from '../support/campaigns';
 import { startEnvelopeSink } from '../support/envelope-sink';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
+import { waitUntil } from '../support/wait';
 
 const CONTACTS = 100_000;
 let storeProcess: EmbeddedStore;
@@ -36,43 +36,14 @@ afterAll(async () => {
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
-async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await done()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-/** `count` contacts of list 1, inserted straight into the store (an import's work is not what this tests). */
-async function insertContacts(account: string, count: number): Promise<string[]> {
-  const { store } = stack.services;
-  const now = new Date();
-  const emails: string[] = [];
-  for (let from = 0; from < count; from += 5000) {
-    const batch: ContactDoc[] = [];
-    for (let i = from; i < Math.min(from + 5000, count); i += 1) {
-      const email = `k${i}@example.net`;
-      emails.push(email);
-      batch.push({
-        _id: `${account}:${i + 1}`, account, id: i + 1, email, firstName: `K${i}`, lastName: '', gender: '', language: '', preferredFormat: 'HTML',
-        source: 'IMPORTED_CSV', state: 'ACTIVE', quality: 0, lists: [1], interests: [], customFields: {}, created: now, lastModified: now,
-        lastMailed: null, lastAction: null, inactivated: null,
-      });
-    }
-    await store.contacts.insertMany(batch, { ordered: false });
-  }
-  await store.counters.updateOne({ _id: `${account}:contacts` }, { $max: { seq: count } }, { upsert: true });
-  return emails;
-}
-
 it('sends each of 100,000 contacts the campaign once, but for at most the messages in flight, when the worker is killed mid-page', async () => {
   const { store } = stack.services;
   const { sink } = stack;
   const { account, apiKey } = await createAccount(store, `ck${newId().slice(0, 6).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   await addLists(store, account, [1]);
-  const emails = await insertContacts(account, CONTACTS);
+  // Straight into the store (an import's work is not what this tests).
+  const emails = (await addContacts(store, account, Array.from({ length: CONTACTS }, (_, i) => ({ email: `k${i}@example.net`, firstName: `K${i}`, lists: [1] }))))
+    .map((contact) => contact.email);
   const campaign = await draftCampaign(store, account, { name: 'Kill100k', include: { lists: [1] } });
 
   const first = stack.startWorker();
@@ -82,7 +53,7 @@ it('sends each of 100,000 contacts the campaign once, but for at most the messag
     const n = sink.received.length;
     return n >= CONTACTS / 4 && n % SNAPSHOT_PART_SIZE >= SNAPSHOT_PART_SIZE / 4 && n % SNAPSHOT_PART_SIZE <= (SNAPSHOT_PART_SIZE * 3) / 4;
   };
-  await until('a quarter of the messages, mid-page', midPage, 300_000, 2);
+  await waitUntil('a quarter of the messages, mid-page', midPage, 300_000, 2);
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));
   const atKill = sink.received.length;
@@ -93,7 +64,7 @@ it('sends each of 100,000 contacts the campaign once, but for at most the messag
   expect(sent.recipients).toBe(CONTACTS);
 
   // Every contact got the message; the duplicates are at most the messages in flight, each a copy of the same message.
-  await until('every contact', () => sink.received.length >= CONTACTS, 30_000);
+  await waitUntil('every contact', () => sink.received.length >= CONTACTS, 30_000);
   const copies = new Map<string, Array<string | undefined>>();
   for (const mail of sink.received) copies.set(mail.rcptTo[0], [...(copies.get(mail.rcptTo[0]) ?? []), mail.messageId]);
   expect(copies.size).toBe(CONTACTS);

@@ -10,6 +10,7 @@ import { campaignRequestId } from '../../core/campaigns/model';
 import { newId } from '../../core/shared/ids';
 import { addContacts, addLists, campaignApi, draftCampaign, waitForCampaign, waitForTask } from '../support/campaigns';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
+import { waitUntil } from '../support/wait';
 
 const CONTACTS = 1000;
 let stack: KillableStack;
@@ -26,15 +27,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await done()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 it('sends every contact the campaign, duplicates at most what was in flight, when the worker is killed mid-campaign', async () => {
   const { store } = services;
   const { account, apiKey } = await createAccount(store, `ckill${newId().slice(0, 6).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
@@ -45,7 +37,7 @@ it('sends every contact the campaign, duplicates at most what was in flight, whe
 
   const first = startWorker();
   const task = await campaignApi(stack.apiUrl, account, apiKey).launch(campaign);
-  await until('a third of the messages', () => sink.received.length >= CONTACTS / 3, 90000);
+  await waitUntil('a third of the messages', () => sink.received.length >= CONTACTS / 3, 90000, 25);
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));
   const atKill = sink.received.length;
@@ -53,7 +45,7 @@ it('sends every contact the campaign, duplicates at most what was in flight, whe
 
   const restartedAt = Date.now();
   startWorker();
-  await until('sending to resume', () => sink.received.length > atKill, 60000);
+  await waitUntil('sending to resume', () => sink.received.length > atKill, 60000, 25);
   const resumedAfterMs = Date.now() - restartedAt;
   const sent = await waitForCampaign(store, campaign, ['SENT'], 120000);
   expect(sent.recipients).toBe(CONTACTS);
@@ -61,7 +53,7 @@ it('sends every contact the campaign, duplicates at most what was in flight, whe
   expect(finished.result).toMatchObject({ recipients: CONTACTS, sent: CONTACTS, failed: 0, dropped: 0 });
 
   // Every contact got the message; the duplicates are at most the messages in flight, each a copy of the same message.
-  await until('every contact', () => new Set(sink.received.map((mail) => mail.rcptTo[0])).size === CONTACTS, 30000);
+  await waitUntil('every contact', () => new Set(sink.received.map((mail) => mail.rcptTo[0])).size === CONTACTS, 30000);
   const copies = new Map<string, string[]>();
   for (const mail of sink.received) copies.set(mail.rcptTo[0], [...(copies.get(mail.rcptTo[0]) ?? []), mail.parsed.messageId!]);
   expect([...copies.keys()].sort()).toEqual([...emails].sort());

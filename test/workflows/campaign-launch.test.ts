@@ -1,8 +1,10 @@
 // A scheduled campaign launch on the time-skipping test server: the real CampaignLaunch workflow
 // and its real activities (the suite's store, an SMTP sink). The campaign stays SCHEDULED, and
 // nothing is sent, until its launchDate three days ahead; then it is sent and SENT, without
-// waiting three days. Cancelled while it waits, it ends CANCELLED and sends nothing.
+// waiting three days. Cancelled while it waits, it ends CANCELLED and sends nothing. A snapshot
+// that cannot be taken fails the launch at once, though its first page waits for a part.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { cancelCampaign, launchCampaign } from '../../core/campaigns/lifecycle';
@@ -55,16 +57,19 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-/** A worker with the real activities (a worker runs once: each test makes its own). */
-function newWorker(): Promise<Worker> {
+/** A worker with the real activities but those `replaced` (a worker runs once: each test makes its own). */
+function newWorker(replaced: Partial<ReturnType<typeof createActivities>> = {}): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue: deps.taskQueue,
     ...testWorkflowCode(),
-    activities: createActivities({
-      store, mtaHost: 'herald.test', publicUrl: 'http://herald.test',
-      transport: { sendMail: (message) => relay.sendMail(message), close: () => undefined },
-    }),
+    activities: {
+      ...createActivities({
+        store, mtaHost: 'herald.test', publicUrl: 'http://herald.test',
+        transport: { sendMail: (message) => relay.sendMail(message), close: () => undefined },
+      }),
+      ...replaced,
+    },
   });
 }
 
@@ -102,5 +107,22 @@ it('cancelled while it waits for its launchDate: CANCELLED, its task CANCELLED, 
   expect((await handle.describe()).status.name).toBe('CANCELLED');
   expect((await campaignNow(store, campaign)).state).toBe('CANCELLED');
   expect((await store.tasks.findOne({ account, id: task.id }))!.state).toBe('CANCELLED');
+  expect(sink.received.length).toBe(before);
+}, 60_000);
+
+it('fails at once when its snapshot cannot be taken, though a page waits for its part: task FAILED, CANCELLED, nothing sent', async () => {
+  const before = sink.received.length;
+  const campaign = await draftCampaign(store, account, { name: 'Unreadable', include: { lists: [1] } });
+  const { task, handle } = await launchIn(campaign, 0);
+  // The snapshot activity fails for good (its retries spent) after the first page started waiting for part 0.
+  const takeCampaignSnapshot = async () => {
+    await waitUntil('the first page to wait for its part', async () => (await store.tasks.findOne({ account, id: task.id }))?.message.startsWith('Reading the audience'));
+    throw ApplicationFailure.nonRetryable('the audience cannot be read');
+  };
+  // The worker's shutdown waits for the page that waited: it ends once it sees its campaign is no longer sending.
+  await (await newWorker({ takeCampaignSnapshot })).runUntil(handle.result());
+  expect((await handle.describe()).status.name).toBe('COMPLETED');
+  expect((await waitForTask(store, account, task.id, ['FAILED'])).message).toBe('The task stopped on an unexpected error after several attempts; start it again');
+  expect((await campaignNow(store, campaign)).state).toBe('CANCELLED');
   expect(sink.received.length).toBe(before);
 }, 60_000);
