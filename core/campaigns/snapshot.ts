@@ -7,6 +7,7 @@
 // the rest of the audience is still read. A contact changed after its part was written gets this
 // campaign as the part has it; the suppression list is checked again as each message goes.
 import type { CampaignDoc, CampaignRecipient, CampaignSnapshotPartDoc, Store } from '../../adapters/store/store';
+import { WriteQueue } from '../../adapters/batching/write-queue';
 import { audienceChunks } from './audience';
 
 /** Recipients per snapshot document: the default page's size, so a page reads one document. */
@@ -35,10 +36,19 @@ export async function writeSnapshot(store: Store, campaign: CampaignDoc, onPart:
   if (kept < earlier.length) await store.campaignSnapshots.deleteMany({ account, campaignId, taskId, part: { $gte: kept } });
   const taken = new Set(earlier.slice(0, kept).flatMap((part) => part.recipients.map((recipient) => recipient.contactId)));
 
-  const writer = new PartWriter(store, onPart);
-  const partDoc = (recipients: CampaignRecipient[]): CampaignSnapshotPartDoc => {
+  // Parts are written while the next contacts are read, each write taking every part ready by then (WriteQueue).
+  const writes = new WriteQueue<CampaignSnapshotPartDoc>(async (docs) => {
+    await store.campaignSnapshots.insertMany(docs, { ordered: true });
+    const last = docs[docs.length - 1];
+    await onPart(last.part * SNAPSHOT_PART_SIZE + last.recipients.length);
+  });
+  const written: Array<Promise<void>> = [];
+  let failure: unknown;
+  const write = (recipients: CampaignRecipient[]) => {
+    if (failure !== undefined) throw failure; // an earlier write failed: stop reading
     const part = Math.floor(recipients[0].seq / SNAPSHOT_PART_SIZE);
-    return { _id: snapshotPartId(account, campaignId, taskId, part), account, campaignId, taskId, part, recipients };
+    const doc: CampaignSnapshotPartDoc = { _id: snapshotPartId(account, campaignId, taskId, part), account, campaignId, taskId, part, recipients };
+    written.push(writes.add([doc]).catch((error: unknown) => { failure ??= error; }));
   };
   let seq = kept * SNAPSHOT_PART_SIZE;
   let part: CampaignRecipient[] = [];
@@ -51,55 +61,15 @@ export async function writeSnapshot(store: Store, campaign: CampaignDoc, onPart:
       });
       seq += 1;
       if (part.length === SNAPSHOT_PART_SIZE) {
-        writer.add(partDoc(part), seq);
+        write(part);
         part = [];
       }
     }
   }
-  if (part.length > 0) writer.add(partDoc(part), seq);
-  await writer.drain();
+  if (part.length > 0) write(part);
+  await Promise.all(written);
+  if (failure !== undefined) throw failure;
   return seq;
-}
-
-/**
- * Parts inserted one write at a time, each write taking every part that became ready meanwhile:
- * the audience is read while a write is in flight, and the store commits once per write.
- */
-class PartWriter {
-  private ready: CampaignSnapshotPartDoc[] = [];
-  private readyUpTo = 0;
-  private writing: Promise<void> | undefined;
-  private failure: unknown;
-
-  constructor(private readonly store: Store, private readonly onPart: (written: number) => Promise<void>) {}
-
-  /** Queues a part; `upTo`: the recipients written once it is. Throws the failure of an earlier write. */
-  add(doc: CampaignSnapshotPartDoc, upTo: number): void {
-    if (this.failure !== undefined) throw this.failure;
-    this.ready.push(doc);
-    this.readyUpTo = upTo;
-    this.pump();
-  }
-
-  /** Resolves once every queued part is stored. */
-  async drain(): Promise<void> {
-    while (this.writing) await this.writing;
-    if (this.failure !== undefined) throw this.failure;
-  }
-
-  private pump(): void {
-    if (this.writing || this.ready.length === 0 || this.failure !== undefined) return;
-    const docs = this.ready;
-    const upTo = this.readyUpTo;
-    this.ready = [];
-    this.writing = (async () => {
-      await this.store.campaignSnapshots.insertMany(docs, { ordered: true });
-      await this.onPart(upTo);
-    })().catch((error: unknown) => { this.failure ??= error; }).finally(() => {
-      this.writing = undefined;
-      this.pump();
-    });
-  }
 }
 
 /**
