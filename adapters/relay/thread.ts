@@ -18,16 +18,9 @@ interface SendRequest { id: number; envelope: RelayMessage['envelope']; raw: Uin
 interface SendFailure { message: string; code?: unknown; responseCode?: unknown; command?: unknown; response?: unknown }
 type SendReply = { id: number; response: string } | { id: number; error: SendFailure };
 
-/**
- * The thread's V8 heap: it holds the messages in flight (their bytes are outside the heap) and
- * the pool's connections. Left to V8's defaults it grew like the main thread's, to tens of MB of
- * garbage between collections.
- */
-const THREAD_HEAP = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
-
 /** A relay transport whose SMTP client runs on a worker thread; same behaviour as createRelayTransport's. */
 export function createThreadedRelay(relayUrl: string): RelaySender {
-  const thread = new Worker(threadScript(__filename), { workerData: { role: ROLE, relayUrl } satisfies ThreadStart, resourceLimits: THREAD_HEAP });
+  const thread = new Worker(threadScript(__filename), { workerData: { role: ROLE, relayUrl } satisfies ThreadStart });
   thread.unref(); // a worker that is done must not be kept alive by its idle relay thread
   const waiting = new Map<number, { resolve: (info: { response: string }) => void; reject: (error: Error) => void }>();
   let nextId = 0;
