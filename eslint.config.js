@@ -26,6 +26,11 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The console runs in the browser: its globals, not Node's.
+    files: ['console/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Configuration is read once, at the entry point (composition/config.ts's loadConfig) and passed
     // down: nothing below an entry point reads the environment.
     files: ['api/**/*.ts', 'smtp/**/*.ts', 'activities/**/*.ts', 'core/**/*.ts', 'adapters/**/*.ts', 'composition/**/*.ts'],

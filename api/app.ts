@@ -5,6 +5,8 @@ import type { Logger } from '../adapters/logger';
 import type { OptinSettings } from '../core/optin/mail';
 import type { Store } from '../adapters/store/store';
 import { accountRouters } from './account/router';
+import type { ConsoleAssets } from './console/assets';
+import { consoleRouter, type ConsoleSettings } from './console/router';
 import { healthRouter } from './health';
 import { metricsRouter } from './metrics';
 import { errorBoundary } from './middleware/error-boundary';
@@ -28,6 +30,8 @@ export interface ApiDeps {
   webhookAllowPrivate: boolean;
   /** Where tracking links point and whether X-Forwarded-For is trusted (HERALD_PUBLIC_URL, HERALD_TRUST_PROXY). */
   tracking: TrackingSettings;
+  /** The console's built files and what its page is told (api/console). */
+  console: { assets: ConsoleAssets; settings: ConsoleSettings };
 }
 
 /** The API's HTTP server: the Koa app, with tracking's open and click hits answered ahead of it (api/tracking/fast-path.ts). */
@@ -60,6 +64,8 @@ export function createApp(deps: ApiDeps): Koa {
   // Before the account routers: their /v2/:account would take "openapi.json" for an account.
   app.use(openapi.routes()).use(openapi.allowedMethods());
   app.use(optin.routes()).use(optin.allowedMethods()); // before them too: /v2/optin/… is public
+  const consoleRoutes = consoleRouter(deps.console.assets, deps.console.settings);
+  app.use(consoleRoutes.routes()).use(consoleRoutes.allowedMethods());
   for (const router of accountRouters(deps)) app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

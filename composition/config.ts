@@ -6,6 +6,8 @@ export interface Config {
   /** Set when Temporal is external; unset means npm start runs the embedded dev server. */
   temporalAddress?: string;
   temporalNamespace: string;
+  /** The Temporal UI's address, for the console's links to workflow runs (npm start: the embedded one's). */
+  temporalUiUrl?: string;
   /**
    * The largest search attribute value the Temporal server takes, in bytes: each AccountSender
    * run lists the batch ids it sent in one, and continues as new before the list outgrows it.
@@ -148,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     temporalAddress,
     temporalNamespace: text('TEMPORAL_NAMESPACE') ?? 'default',
+    temporalUiUrl: url('HERALD_TEMPORAL_UI_URL', ['http:', 'https:']),
     temporalSearchAttributeLimit,
     taskQueue: text('HERALD_TASK_QUEUE') ?? 'herald',
     mongodbUri: url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),

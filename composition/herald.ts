@@ -3,6 +3,7 @@
 // each asking only for the parts it needs. A part is built once, on first request, and
 // `close()` ends everything built, in the reverse order of what depends on what.
 import type http from 'node:http';
+import path from 'node:path';
 import type Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { SMTPServer } from 'smtp-server';
@@ -17,6 +18,8 @@ import { optinSettings } from '../core/optin/mail';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
 import type { SmtpOptions } from '../smtp/server';
 import type { Config } from './config';
+import { loadConsoleAssets } from '../api/console/assets';
+import { projectRoot } from '../adapters/project-root';
 import type { HeraldWorker } from './worker';
 
 /** What only tests and benchmarks change; production takes every default. */
@@ -59,6 +62,12 @@ function required<K extends 'mongodbUri' | 'temporalAddress' | 'smtpRelayUrl'>(c
   const names = { mongodbUri: 'MONGODB_URI', temporalAddress: 'TEMPORAL_ADDRESS', smtpRelayUrl: 'SMTP_RELAY_URL' };
   if (!value) throw new Error(`${names[key]} is not set, and no \`npm start\` of this data folder is running to provide it.`);
   return value;
+}
+
+/** Computes a value once, on first use. */
+function memo<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** Memoizes a part: built on first use, the same one after (a failed build is tried again). */
@@ -108,10 +117,12 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     onClose(() => made.close());
     return made;
   });
+  const consoleAssets = memo(() => loadConsoleAssets(path.join(projectRoot, 'dist', 'console')));
   const apiDeps = async (): Promise<ApiDeps> => ({
     store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
     namespace: config.temporalNamespace, logger, optin: optinSettings(config), metricsToken: config.metricsToken,
     webhookAllowPrivate: config.webhookAllowPrivate, tracking: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
+    console: { assets: consoleAssets(), settings: { temporalUi: config.temporalUiUrl ?? null, namespace: config.temporalNamespace } },
   });
   const apiServer = once(async () => {
     const { createApiServer } = await import('../api/app');

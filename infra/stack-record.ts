@@ -67,6 +67,7 @@ export function withStackAddresses(config: Config): Config {
     ...config,
     mongodbUri: config.mongodbUri ?? record?.mongodbUri,
     temporalAddress: config.temporalAddress ?? record?.temporalAddress,
+    temporalUiUrl: config.temporalUiUrl ?? (config.temporalAddress ? undefined : record?.temporalUiUrl),
     smtpRelayUrl: config.smtpRelayUrl ?? record?.smtpRelayUrl,
   };
 }

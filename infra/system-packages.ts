@@ -20,6 +20,8 @@ export const TEST_SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { command: 'swaks', debian: 'swaks', usedBy: 'the SMTP submission tests (one of their three real clients)' },
   // Usually present already (ca-certificates, which the JDK pulls in, depends on it).
   { command: 'openssl', debian: 'openssl', usedBy: 'the SMTP STARTTLS test (a throwaway certificate)' },
+  // Playwright (playwright-core) drives the system's Chromium: no browser is downloaded.
+  { command: 'chromium', debian: 'chromium', usedBy: 'the console tests (test/browser, through Playwright)' },
 ];
 
 /** The packages whose command is not on PATH. */

@@ -1,0 +1,131 @@
+// Signing in and out of the console in a real browser (Chromium through Playwright), against the
+// real stack: the form, a wrong password, the keyboard alone, the account choice, an expired
+// password, a session that ends while in use, and what the console's pages are served with.
+import { expect } from '@playwright/test';
+import type { Browser } from 'playwright-core';
+import { startTestHerald, type TestHerald } from '../support/herald';
+import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { createUser } from '../../core/accounts/users';
+
+let herald: TestHerald;
+let browser: Browser;
+let account: string;
+let user: { email: string; password: string };
+
+beforeAll(async () => {
+  [herald, browser] = await Promise.all([startTestHerald(), connectBrowser()]);
+  ({ account } = await herald.newAccount());
+  user = await consoleUser(herald.services.store, account);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await herald?.stop();
+});
+
+test('the console page is served with a strict CSP and its assets with a year of cache', async () => {
+  const page = await fetch(`${herald.baseUrl}/console/campaigns`);
+  expect(page.status).toBe(200);
+  const csp = page.headers.get('content-security-policy')!;
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+  expect(page.headers.get('cache-control')).toBe('no-cache');
+  const html = await page.text();
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)![1];
+  const asset = await fetch(`${herald.baseUrl}${script}`);
+  expect(asset.status).toBe(200);
+  expect(asset.headers.get('cache-control')).toContain('immutable');
+  expect((await fetch(`${herald.baseUrl}/console/assets/nothing.js`)).status).toBe(404);
+});
+
+test('a wrong password is refused beside the form; the right one signs in; sign out ends the session', async () => {
+  const { page, problems, close } = await newConsolePage(browser);
+  const tokens: string[] = [];
+  page.on('request', (r) => {
+    const token = r.headers()['x-auth-token'];
+    if (token) tokens.push(token);
+    expect(r.url()).not.toMatch(/token=/i);
+  });
+  await page.goto(`${herald.baseUrl}/console`);
+  await page.getByLabel('Email or username@account').fill(user.email);
+  await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+  await screenshot(page, 'signin');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText(/Invalid|password|credentials/i);
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  expect(page.url()).toBe(`${herald.baseUrl}/console`);
+  await expect(page.getByText(`account ${account}`)).toBeVisible();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByText('You are signed out.')).toBeVisible();
+  expect(tokens.length).toBeGreaterThan(0); // every call carried it in its header, none in its URL
+  // The token no longer works on the server either.
+  const after = await fetch(`${herald.baseUrl}/v2/${account}/lists`, { headers: { 'X-Auth-Token': tokens[tokens.length - 1] } });
+  expect(after.status).toBe(401);
+  expect(problems).toEqual([]);
+  await close();
+});
+
+test('signing in and moving around with the keyboard alone', async () => {
+  const { page, problems, close } = await newConsolePage(browser);
+  await page.goto(`${herald.baseUrl}/console`);
+  // The user field has the focus on arrival; Tab goes to the password, then the button.
+  await expect(page.getByLabel('Email or username@account')).toBeFocused();
+  await page.keyboard.type(user.email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(user.password);
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  // The skip link comes first, and leads to the page's content.
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  expect(problems).toEqual([]);
+  await close();
+});
+
+test('a user of several accounts chooses one; an expired password is replaced at sign-in', async () => {
+  const other = await herald.newAccount();
+  const email = `both-${Date.now()}@console.test`;
+  // The same email and password in two accounts; the second's password has expired.
+  await createUser(herald.services.store, account, { email, password: 'second-password-2' });
+  await createUser(herald.services.store, other.account, { email, password: 'second-password-2', passwordExpired: true });
+  const { page, problems, close } = await newConsolePage(browser);
+  await page.goto(`${herald.baseUrl}/console`);
+  await page.getByLabel('Email or username@account').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill('second-password-2');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText(/several accounts/);
+  await page.getByLabel('Account', { exact: true }).selectOption(other.account);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toHaveText(/expired/);
+  await page.getByLabel('New password', { exact: true }).fill('third-password-3');
+  await page.getByLabel('Repeat the new password').fill('third-password-3');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText(`account ${other.account}`)).toBeVisible();
+  expect(problems).toEqual([]);
+  await close();
+});
+
+test('a session that ended sends the person to sign in, and back to where they were', async () => {
+  const { page, problems, close } = await newConsolePage(browser);
+  await signIn(page, herald.baseUrl, user.email, user.password);
+  await page.goto(`${herald.baseUrl}/console/lists?q=news`);
+  // The session ends on the server (an hour without use does the same).
+  await herald.services.store.sessions.deleteMany({ account });
+  await page.reload();
+  await expect(page.getByText(/session ended/)).toBeVisible();
+  expect(new URL(page.url()).searchParams.get('next')).toBe('/console/lists?q=news');
+  await page.getByLabel('Email or username@account').fill(user.email);
+  await page.getByLabel('Password', { exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${herald.baseUrl}/console/lists?q=news`);
+  expect(problems).toEqual([]);
+  await close();
+});

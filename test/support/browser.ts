@@ -1,0 +1,85 @@
+// The console tests' browser: Debian's Chromium, found on PATH (the setup step installs the
+// `chromium` package when missing) and driven by playwright-core, which downloads nothing. The
+// global setup starts one browser server for the whole run; each test file connects to it and
+// works in contexts of its own (separate storage, so separate sessions).
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
+import { findExecutable } from '../../infra/executables';
+import { createUser } from '../../core/accounts/users';
+import { newId } from '../../core/shared/ids';
+import type { Store } from '../../adapters/store/store';
+
+/** Starts the run's browser (global setup). Root needs Chromium's own sandbox off. */
+export async function launchBrowserServer(): Promise<BrowserServer> {
+  const executablePath = findExecutable('chromium') ?? findExecutable('chromium-browser');
+  if (!executablePath) throw new Error('Chromium is not installed: run `npm test` (its setup step installs it) or `apt-get install chromium`.');
+  return chromium.launchServer({
+    executablePath,
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    host: '127.0.0.1',
+  });
+}
+
+/** The run's browser, or one of this file's own when the global setup started none (a single file run with another config). */
+export async function connectBrowser(): Promise<Browser> {
+  const endpoint = process.env.HERALD_BROWSER_WS;
+  if (endpoint) return chromium.connect(endpoint);
+  const server = await launchBrowserServer();
+  const browser = await chromium.connect(server.wsEndpoint());
+  browser.on('disconnected', () => void server.close());
+  return browser;
+}
+
+/** A page at a laptop's size (1280 pixels wide, the smallest the console is made for). */
+export async function newConsolePage(browser: Browser): Promise<{ page: Page; problems: string[]; close: () => Promise<void> }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  return { page, problems, close: () => context.close() };
+}
+
+/**
+ * What the page itself reports as wrong: script errors, console errors (a CSP violation is one)
+ * and failed requests other than the API errors a test provokes on purpose. Tests assert it empty.
+ */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    // The browser logs every 4xx answer of fetch: those are the API's, shown by the page itself.
+    if (/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return;
+    problems.push(`console: ${text}`);
+  });
+  return problems;
+}
+
+/** Signs in through the form; resolves once the console's frame is there. */
+export async function signIn(page: Page, baseUrl: string, user: string, password: string, path = '/console'): Promise<void> {
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('Email or username@account').fill(user);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * Saves a screenshot for docs/console.md when HERALD_CONSOLE_SCREENSHOTS names a folder
+ * (`npm run screenshots`); otherwise nothing: the tests' assertions are what they check.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.HERALD_CONSOLE_SCREENSHOTS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+}
+
+/** A user of `account` who signs in with a password: every permission unless some are named. */
+export async function consoleUser(store: Store, account: string, permissions?: string[]): Promise<{ email: string; password: string }> {
+  const email = `${newId().slice(0, 10).toLowerCase()}@console.test`;
+  const password = `pw-${newId()}`;
+  await createUser(store, account, { email, password, permissions });
+  return { email, password };
+}
