@@ -3,6 +3,7 @@
 // listener and the worker in this process. Ctrl-C stops everything cleanly.
 import fs from 'node:fs';
 import { createAccount } from './core/accounts/accounts';
+import { randomToken } from './core/accounts/keys';
 import { describeConfig, loadConfig, type Config } from './composition/config';
 import { composeHerald } from './composition/herald';
 import { listen, onShutdownSignal } from './composition/process';
@@ -122,7 +123,9 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
     throw error;
   }
   const store = await herald.store();
-  const demo = (await store.accounts.countDocuments({}, { limit: 1 })) === 0 ? await createAccount(store, 'demo') : undefined;
+  const firstStart = (await store.accounts.countDocuments({}, { limit: 1 })) === 0;
+  const demoPassword = randomToken(20);
+  const demo = firstStart ? { ...(await createAccount(store, 'demo', demoPassword)), password: demoPassword } : undefined;
   printBanner(config, stack.record, demo);
 
   onShutdownSignal(async () => {
@@ -134,11 +137,12 @@ async function runHerald(config: Config, logger: Logger, stack: { record: StackR
   });
 }
 
-function printBanner(config: Config, record: StackRecord, demo?: { account: string; apiKey: string; transactionalKey: string }) {
+function printBanner(config: Config, record: StackRecord, demo?: { account: string; apiKey: string; transactionalKey: string; password: string }) {
   const host = config.bindHost === '0.0.0.0' ? 'localhost' : config.bindHost;
   const lines = [
     '',
     'Herald is running',
+    `  Console        http://${host}:${config.apiPort}/console`,
     `  API            http://${host}:${config.apiPort}   (transactional: POST /v1/mail/send)`,
     `  SMTP           ${host}:${config.smtpPort}   (AUTH LOGIN, user "apikey", password: a transactional key)`,
     `  Temporal UI    ${record.temporalUiUrl ?? `(external Temporal at ${config.temporalAddress})`}`,
@@ -146,10 +150,11 @@ function printBanner(config: Config, record: StackRecord, demo?: { account: stri
     `  Data folder    ${config.dataDir}`,
   ];
   if (demo) {
-    lines.push('', 'Created the demo account (keys are shown only now; they are stored hashed):',
-      `  account            ${demo.account}`, `  API key            ${demo.apiKey}`, `  transactional key  ${demo.transactionalKey}`);
+    lines.push('', 'Created the demo account (keys and password are shown only now; they are stored hashed):',
+      `  account            ${demo.account}`, `  API key            ${demo.apiKey}`, `  transactional key  ${demo.transactionalKey}`,
+      `  console sign-in    owner@${demo.account}   password ${demo.password}`);
   } else {
-    lines.push('', 'More accounts and keys: npx herald account create <name>');
+    lines.push('', 'More accounts and keys: npx herald account create <name>; a console user: npx herald user create <account> <email>');
   }
   lines.push('', 'Press Ctrl-C to stop.', '');
   process.stdout.write(lines.join('\n') + '\n');

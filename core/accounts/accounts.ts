@@ -18,10 +18,11 @@ export class AccountError extends Error {
 export interface NewAccount { account: string; apiKey: string; transactionalKey: string }
 
 /**
- * Creates an account, its first user (the owner: every permission, no password) with one API
- * key, and one transactional key; the keys are returned once.
+ * Creates an account, its first user (the owner: every permission; a password only when given,
+ * for signing in to the console as `owner@<name>`) with one API key, and one transactional key;
+ * the keys are returned once.
  */
-export async function createAccount(store: Store, name: string): Promise<NewAccount> {
+export async function createAccount(store: Store, name: string, ownerPassword?: string): Promise<NewAccount> {
   if (RESERVED_NAMES.has(name)) {
     throw new AccountError(`Invalid account name "${name}": it is reserved for a path of the API.`, 'invalid_name');
   }
@@ -37,7 +38,7 @@ export async function createAccount(store: Store, name: string): Promise<NewAcco
     if (isDuplicateKey(error)) throw new AccountError(`Account "${name}" already exists.`, 'exists');
     throw error;
   }
-  const owner = await createOwner(store, name);
+  const owner = await createOwner(store, name, ownerPassword);
   const { key: apiKey } = await issueKey(store, name, 'api', owner.id);
   const { key: transactionalKey } = await issueKey(store, name, 'transactional');
   return { account: name, apiKey, transactionalKey };

@@ -13,12 +13,16 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** The account's first user: every permission, no email or password (it acts through its API key). */
-export async function createOwner(store: Store, account: string): Promise<UserDoc> {
+/**
+ * The account's first user: every permission, no email; it acts through its API key, and signs
+ * in to the console as `owner@<account>` when given a password (npm start's demo account).
+ */
+export async function createOwner(store: Store, account: string, password?: string): Promise<UserDoc> {
   const now = new Date();
   const id = await nextId(store, account, 'users');
   const owner: UserDoc = {
     _id: `${account}:${id}`, account, id, username: 'owner', passwordExpired: false,
+    ...(password ? { passwordHash: await hashPassword(password) } : {}),
     permissions: [...ALL_PERMISSIONS], created: now, lastModified: now,
   };
   await store.users.insertOne(owner);

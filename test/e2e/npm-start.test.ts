@@ -108,6 +108,21 @@ describe('npm start on a fresh data folder', () => {
     expect(line('transactional key')).toMatch(/^demo-tr-[A-Za-z0-9]{32}$/);
   });
 
+  it('serves the console, which links to the Temporal UI, and the printed sign-in opens a session', async () => {
+    expect(line('Console')).toBe(`http://127.0.0.1:${apiPort}/console`);
+    const page = await fetch(line('Console'));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain(`&quot;temporalUi&quot;:&quot;${line('Temporal UI')}&quot;`);
+    const [, user, password] = /^ {2}console sign-in +(\S+) +password (\S+)$/m.exec(output) ?? [];
+    expect(user).toBe('owner@demo');
+    const login = await fetch(`http://127.0.0.1:${apiPort}/v2/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user, password }),
+    });
+    expect(login.status).toBe(201);
+    expect((await login.json()).data.account).toBe('demo');
+  });
+
   it('is ready, and the README send shows up in the mail UI and as a workflow', async () => {
     const ready = await fetch(`http://127.0.0.1:${apiPort}/readyz`);
     expect(ready.status).toBe(200);
