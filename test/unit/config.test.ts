@@ -25,6 +25,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes the Temporal UI address for the console\'s links, an http(s) URL', () => {
+    expect(loadConfig({}).temporalUiUrl).toBeUndefined();
+    expect(loadConfig({ HERALD_TEMPORAL_UI_URL: 'https://temporal.example.com' }).temporalUiUrl).toBe('https://temporal.example.com');
+    expect(() => loadConfig({ HERALD_TEMPORAL_UI_URL: 'javascript:alert(1)' })).toThrow(/HERALD_TEMPORAL_UI_URL/);
+  });
+
   it('sizes the AccountSender\'s searchable batch list for the Temporal server in use', () => {
     expect(loadConfig({}).temporalSearchAttributeLimit).toBe(65536); // the embedded dev server is started with it
     expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporalSearchAttributeLimit).toBe(2048); // Temporal's default
