@@ -129,3 +129,34 @@ test('a session that ended sends the person to sign in, and back to where they w
   expect(problems).toEqual([]);
   await close();
 });
+
+test('no other site can act as the signed-in user: no cookie carries the session, and the API allows no other origin', async () => {
+  const { page, problems, close } = await newConsolePage(browser);
+  await signIn(page, herald.baseUrl, user.email, user.password);
+  expect(await page.context().cookies()).toEqual([]);
+  // Another origin (localhost instead of 127.0.0.1) in the same browser, where the user is signed in.
+  const port = new URL(herald.baseUrl).port;
+  await page.goto(`http://localhost:${port}/healthz`);
+  const fetched = await page.evaluate(async (url) => {
+    try {
+      const answer = await fetch(url, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: '{"name":"fetched"}' });
+      return `answered ${answer.status}`;
+    } catch {
+      return 'blocked';
+    }
+  }, `${herald.baseUrl}/v2/${account}/lists`);
+  expect(fetched).toBe('blocked'); // the preflight finds no Access-Control-Allow-Origin
+  // A plain form post needs no preflight: it arrives without credentials and is refused.
+  const posted = page.waitForResponse((r) => r.url().endsWith(`/v2/${account}/lists`));
+  await page.evaluate((url) => {
+    const form = Object.assign(document.createElement('form'), { method: 'POST', action: url });
+    form.append(Object.assign(document.createElement('input'), { name: 'name', value: 'forged' }));
+    document.body.append(form);
+    form.submit();
+  }, `${herald.baseUrl}/v2/${account}/lists`);
+  expect((await posted).status()).toBe(401);
+  const lists = await herald.services.store.lists.countDocuments({ account });
+  expect(lists).toBe(0);
+  expect(problems.filter((p) => !/CORS|Access-Control|Failed to load resource|net::ERR_FAILED/.test(p))).toEqual([]);
+  await close();
+});
