@@ -3,6 +3,7 @@
 import { accountInfoOperations } from '../account/account-info';
 import { activityOperations } from '../account/activity';
 import { automationOperations } from '../account/automations';
+import { batchOperations } from '../account/batches';
 import { campaignContentOperations } from '../account/campaign-contents';
 import { campaignLaunchOperations } from '../account/campaign-launch';
 import { campaignReportOperations } from '../account/campaign-reports';
@@ -52,6 +53,7 @@ export const operations: OperationSpec[] = [
   ...activityOperations,
   ...statsOperations,
   ...suppressionOperations,
+  ...batchOperations,
   ...webhookOperations,
   ...campaignOperations,
   ...campaignContentOperations,
