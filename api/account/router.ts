@@ -8,6 +8,7 @@ import { authenticate, requireOwnAccount } from './auth';
 import { automationRoutes } from './automations';
 import { batchRoutes } from './batches';
 import { campaignContentBodyRouter, campaignContentRoutes } from './campaign-contents';
+import { campaignPreviewRoutes } from './campaign-preview';
 import { campaignLaunchRoutes } from './campaign-launch';
 import { campaignReportRoutes } from './campaign-reports';
 import { campaignRoutes } from './campaigns';
@@ -69,6 +70,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   webhookRoutes(scoped, deps);
   campaignRoutes(scoped, deps.store);
   campaignContentRoutes(scoped, deps);
+  campaignPreviewRoutes(scoped, deps);
   campaignLaunchRoutes(scoped, deps);
   campaignReportRoutes(scoped, deps.store);
   automationRoutes(scoped, deps);

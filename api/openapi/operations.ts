@@ -5,6 +5,7 @@ import { activityOperations } from '../account/activity';
 import { automationOperations } from '../account/automations';
 import { batchOperations } from '../account/batches';
 import { campaignContentOperations } from '../account/campaign-contents';
+import { campaignPreviewOperations } from '../account/campaign-preview';
 import { campaignLaunchOperations } from '../account/campaign-launch';
 import { campaignReportOperations } from '../account/campaign-reports';
 import { campaignOperations } from '../account/campaigns';
@@ -57,6 +58,7 @@ export const operations: OperationSpec[] = [
   ...webhookOperations,
   ...campaignOperations,
   ...campaignContentOperations,
+  ...campaignPreviewOperations,
   ...campaignLaunchOperations,
   ...campaignReportOperations,
   ...automationOperations,
