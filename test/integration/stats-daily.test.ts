@@ -141,7 +141,7 @@ describe('bad ranges: 400 VALIDATION_ERROR naming the parameter', () => {
 });
 
 describe('an account with 100,000 events', () => {
-  it('answers its 30 days in seconds at most (measured: 0.5 to 1.1 s on 2 shared cores)', async () => {
+  it('answers its 30 days in seconds (measured: 0.5 to 1.1 s alone, near 4 s beside four other test files, on 2 shared cores)', async () => {
     const big = await herald.newAccount();
     const types: TrackType[] = ['track.mail.sent', 'track.mail.sent', 'track.mail.opened', 'track.mail.first_opened', 'track.mail.clicked'];
     const now = Date.now();
@@ -158,6 +158,6 @@ describe('an account with 100,000 events', () => {
     console.log(`stats/daily, 30 days of 100,000 events: ${Math.round(ms)} ms`);
     expect(answer.body.data.totals.sent).toBe(40_000);
     expect(answer.body.data.totals.opened).toBe(20_000);
-    expect(ms).toBeLessThan(5000); // a bound that load on a shared machine does not break; the log says the figure
+    expect(ms).toBeLessThan(10_000); // a bound that a loaded machine keeps and a query per event or day breaks; the log says the figure
   }, 120_000);
 });
