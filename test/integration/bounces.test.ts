@@ -114,7 +114,7 @@ describe('a hard bounce (DSN)', () => {
     expect(fields).toMatchObject({ email, bounce_type: 'hard', mail_id: sent.mailId, batch_id: sent.batchId });
     expect(fields.message).toMatch(/^This is the mail system at host mail\.example\.net\./);
     expect(fields.message).toContain('550 5.1.1');
-    expect(await herald.services.store.suppressions.findOne({ account: acme.account, email })).toMatchObject({ reason: 'bounced' });
+    expect(await herald.services.store.suppressions.findOne({ account: acme.account, email })).toMatchObject({ reason: 'bounced', source: 'report' });
     expect(await contactState(acme.account, email)).toBe('BOUNCED');
     expect(await bouncedCount()).toBe(before + 1);
 
@@ -170,7 +170,7 @@ describe('a complaint (ARF)', () => {
     const { _id, ...fields } = complaint;
     expect(Object.keys(fields).sort()).toEqual([...GENERAL_FIELDS, 'reason'].sort());
     expect(fields).toMatchObject({ reason: 'spam_fbl', email, mail_id: sent.mailId, batch_id: sent.batchId, account: acme.account });
-    expect(await herald.services.store.suppressions.findOne({ account: acme.account, email })).toMatchObject({ reason: 'complained' });
+    expect(await herald.services.store.suppressions.findOne({ account: acme.account, email })).toMatchObject({ reason: 'complained', source: 'report' });
     expect(await contactState(acme.account, email)).toBe('COMPLAINED');
   });
 
