@@ -52,7 +52,7 @@ export const campaignReportOperations = accountResource('Campaigns', [
   {
     method: 'get', path: '/v2/{account}/campaigns/{id}/report', id: 'getCampaignReport', summary: 'A campaign\'s report: metrics, timeline, top links, bounces, unsubscribes',
     description: '`metrics`: the same as GET …/metrics. `timeline`: `[{time, sent, opened, clicked, openedT, clickedT}]` in UTC buckets, hourly from the hour '
-      + `of the first sent message for ${HOURLY_HOURS} hours, then daily (from 00:00 UTC, the first day from where the hourly buckets end; \`time\` is a bucket\'s start), empty buckets `
+      + `of the first sent message for ${HOURLY_HOURS} hours, then daily (from 00:00 UTC, the first day from where the hourly buckets end; \`time\` is a bucket's start), empty buckets `
       + 'included up to the last event; opened/clicked are first opens and clicks (they add up to the metrics), openedT/clickedT every one. '
       + `\`topLinks\`: the ${TOP_LINKS} most clicked links \`[{url, clicks, uniqueClicks}]\` (uniqueClicks: messages with a click on it). `
       + `\`bounces\`: the latest ${LATEST_ROWS} \`[{email, time, type (hard|soft), reason}]\`; \`unsubscribes\`: the latest ${LATEST_ROWS} \`[{email, time, reason}]\` `
