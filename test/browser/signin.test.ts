@@ -147,13 +147,9 @@ test('no other site can act as the signed-in user: no cookie carries the session
   }, `${herald.baseUrl}/v2/${account}/lists`);
   expect(fetched).toBe('blocked'); // the preflight finds no Access-Control-Allow-Origin
   // A plain form post needs no preflight: it arrives without credentials and is refused.
+  await page.setContent(`<form method="post" action="${herald.baseUrl}/v2/${account}/lists"><input name="name" value="forged"><button>Go</button></form>`);
   const posted = page.waitForResponse((r) => r.url().endsWith(`/v2/${account}/lists`));
-  await page.evaluate((url) => {
-    const form = Object.assign(document.createElement('form'), { method: 'POST', action: url });
-    form.append(Object.assign(document.createElement('input'), { name: 'name', value: 'forged' }));
-    document.body.append(form);
-    form.submit();
-  }, `${herald.baseUrl}/v2/${account}/lists`);
+  await page.getByRole('button', { name: 'Go' }).click();
   expect((await posted).status()).toBe(401);
   const lists = await herald.services.store.lists.countDocuments({ account });
   expect(lists).toBe(0);

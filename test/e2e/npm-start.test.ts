@@ -120,7 +120,7 @@ describe('npm start on a fresh data folder', () => {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user, password }),
     });
     expect(login.status).toBe(201);
-    expect((await login.json()).data.account).toBe('demo');
+    expect(((await login.json()) as { data: { account: string } }).data.account).toBe('demo');
   });
 
   it('is ready, and the README send shows up in the mail UI and as a workflow', async () => {
