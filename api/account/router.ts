@@ -20,6 +20,7 @@ import { customTriggerRoutes, integrationRoutes } from './integrations';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
+import { statsRoutes } from './stats';
 import { taskRoutes } from './tasks';
 import { templateRoutes } from './templates';
 import { userRoutes } from './users';
@@ -58,6 +59,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   contactExportRoutes(scoped, deps);
   taskRoutes(scoped, deps);
   activityRoutes(scoped, deps.store);
+  statsRoutes(scoped, deps.store);
   webhookRoutes(scoped, deps);
   campaignRoutes(scoped, deps.store);
   campaignContentRoutes(scoped, deps);

@@ -16,6 +16,7 @@ import { integrationOperations } from '../account/integrations';
 import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { loginOperations } from '../account/login';
+import { statsOperations } from '../account/stats';
 import { taskOperations } from '../account/tasks';
 import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
@@ -48,6 +49,7 @@ export const operations: OperationSpec[] = [
   ...contactImportOperations,
   ...taskOperations,
   ...activityOperations,
+  ...statsOperations,
   ...webhookOperations,
   ...campaignOperations,
   ...campaignContentOperations,
