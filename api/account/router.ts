@@ -21,6 +21,7 @@ import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
 import { statsRoutes } from './stats';
+import { suppressionRoutes } from './suppressions';
 import { taskRoutes } from './tasks';
 import { templateRoutes } from './templates';
 import { userRoutes } from './users';
@@ -60,6 +61,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   taskRoutes(scoped, deps);
   activityRoutes(scoped, deps.store);
   statsRoutes(scoped, deps.store);
+  suppressionRoutes(scoped, deps.store);
   webhookRoutes(scoped, deps);
   campaignRoutes(scoped, deps.store);
   campaignContentRoutes(scoped, deps);

@@ -17,6 +17,7 @@ import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { loginOperations } from '../account/login';
 import { statsOperations } from '../account/stats';
+import { suppressionOperations } from '../account/suppressions';
 import { taskOperations } from '../account/tasks';
 import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
@@ -50,6 +51,7 @@ export const operations: OperationSpec[] = [
   ...taskOperations,
   ...activityOperations,
   ...statsOperations,
+  ...suppressionOperations,
   ...webhookOperations,
   ...campaignOperations,
   ...campaignContentOperations,
