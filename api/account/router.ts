@@ -6,7 +6,9 @@ import { accountInfoRoutes } from './account-info';
 import { activityRoutes } from './activity';
 import { authenticate, requireOwnAccount } from './auth';
 import { automationRoutes } from './automations';
+import { batchRoutes } from './batches';
 import { campaignContentBodyRouter, campaignContentRoutes } from './campaign-contents';
+import { campaignPreviewRoutes } from './campaign-preview';
 import { campaignLaunchRoutes } from './campaign-launch';
 import { campaignReportRoutes } from './campaign-reports';
 import { campaignRoutes } from './campaigns';
@@ -35,6 +37,8 @@ export interface AccountApiDeps {
   webhookAllowPrivate: boolean;
   /** Where custom trigger addresses point (HERALD_PUBLIC_URL, as tracking links). */
   tracking: { publicUrl: string };
+  /** Temporal's namespace (a batch's runs are found there). */
+  namespace: string;
 }
 
 /**
@@ -62,9 +66,11 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   activityRoutes(scoped, deps.store);
   statsRoutes(scoped, deps.store);
   suppressionRoutes(scoped, deps.store);
+  batchRoutes(scoped, deps);
   webhookRoutes(scoped, deps);
   campaignRoutes(scoped, deps.store);
   campaignContentRoutes(scoped, deps);
+  campaignPreviewRoutes(scoped, deps);
   campaignLaunchRoutes(scoped, deps);
   campaignReportRoutes(scoped, deps.store);
   automationRoutes(scoped, deps);

@@ -3,7 +3,9 @@
 import { accountInfoOperations } from '../account/account-info';
 import { activityOperations } from '../account/activity';
 import { automationOperations } from '../account/automations';
+import { batchOperations } from '../account/batches';
 import { campaignContentOperations } from '../account/campaign-contents';
+import { campaignPreviewOperations } from '../account/campaign-preview';
 import { campaignLaunchOperations } from '../account/campaign-launch';
 import { campaignReportOperations } from '../account/campaign-reports';
 import { campaignOperations } from '../account/campaigns';
@@ -52,9 +54,11 @@ export const operations: OperationSpec[] = [
   ...activityOperations,
   ...statsOperations,
   ...suppressionOperations,
+  ...batchOperations,
   ...webhookOperations,
   ...campaignOperations,
   ...campaignContentOperations,
+  ...campaignPreviewOperations,
   ...campaignLaunchOperations,
   ...campaignReportOperations,
   ...automationOperations,
