@@ -16,7 +16,13 @@ let account: NewAccount;
 let user: { email: string; password: string };
 
 beforeAll(async () => {
-  [herald, browser] = await Promise.all([startTestHerald(), connectBrowser()]);
+  // A Temporal UI address, for the batch page's link to its run (read when Herald is composed).
+  process.env.HERALD_TEMPORAL_UI_URL = 'http://temporal-ui.test:8233';
+  try {
+    [herald, browser] = await Promise.all([startTestHerald(), connectBrowser()]);
+  } finally {
+    delete process.env.HERALD_TEMPORAL_UI_URL;
+  }
   account = await herald.newAccount();
   user = await consoleUser(herald.services.store, account.account);
 });
@@ -98,6 +104,8 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   await expect(page.locator('.chart canvas')).toHaveCount(2);
   const today = new Date().toISOString().slice(0, 10);
   await expect(page.locator(`tbody tr:has(time[datetime="${today}"]) td`).nth(1)).toHaveText('2');
+  const latest = page.getByRole('table', { name: 'Latest transactional batches' });
+  await expect(latest.getByRole('link', { name: 'Your order' })).toHaveCount(2);
   await screenshot(page, 'overview');
   // A chosen range is kept in the address; a range without today counts nothing.
   await page.getByLabel('From').fill('2020-01-01');
@@ -107,6 +115,17 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   await page.reload();
   await expect(page.getByLabel('From')).toHaveValue('2020-01-01');
   await expect(tile('Sent')).toHaveText('0');
+
+  // The batch: its message and outcome, its events, and its run in the Temporal UI.
+  await page.getByRole('link', { name: 'Batches', exact: true }).click();
+  await page.getByRole('link', { name: batch }).click();
+  await expect(page.getByRole('heading', { name: `Batch ${batch}` })).toBeVisible();
+  const message = rowsWith(page, 'ada@example.net');
+  await expect(message).toHaveCount(1);
+  await expect(message).toContainText('sent');
+  const run = page.getByRole('link', { name: /in the Temporal UI/ });
+  await expect(run).toHaveAttribute('href', `http://temporal-ui.test:8233/namespaces/${process.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows/sender-${account.account}`);
+  await screenshot(page, 'batch');
   expect(problems).toEqual([]);
   await close();
 });

@@ -28,12 +28,17 @@ export function Batch({ id }: { id: string }) {
                 ['Sent', count(b.sent)],
                 ['Delivered', count(b.delivered)],
                 ['Bounced', count(b.bounced)],
+                ['Dropped', count(b.dropped)],
+                ['Requests', count(b.requests)],
                 ['Workflow', workflowId
                   ? (temporal ? <a href={temporal} target="_blank" rel="noopener noreferrer">{workflowId} in the Temporal UI</a> : <code>{workflowId}</code>)
                   : '—'],
               ]} />
             </Section>
             <Section title="Messages">
+              {b.messagesTotal !== undefined && b.messagesTotal > b.messages.length && (
+                <p class="muted">The first {count(b.messages.length)} of {count(b.messagesTotal)} messages; the activity feed filtered by this batch has them all.</p>
+              )}
               <Table caption="The batch's messages and their outcomes" rows={b.messages} rowKey={(m) => m.mail_id} empty="No messages recorded yet."
                 columns={[
                   { label: 'Recipient', cell: (m) => m.to },

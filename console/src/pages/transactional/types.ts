@@ -9,15 +9,19 @@ export interface BatchSummary {
   sent: number;
   delivered: number;
   bounced: number;
+  dropped?: number;
   subject?: string | null;
   source?: string;
+  requests?: number;
   workflowId?: string | null;
 }
 
 /** GET /batches/{id}: the batch with its messages and where its run is in Temporal. */
 export interface BatchDetail extends BatchSummary {
   messages: Array<{ mail_id: string; to: string; status: string; events: Array<{ type: string; time: string }> }>;
-  temporal?: { namespace: string; workflowId: string } | null;
+  /** Messages with an outcome, all of them (`messages` holds the first few hundred). */
+  messagesTotal?: number;
+  temporal?: { namespace: string; workflowId: string; query?: string } | null;
 }
 
 /** An event of the activity feed (view=full: every field of its type). */
