@@ -4,6 +4,7 @@ import { LineChart, type Series } from '../../components/chart';
 import { Section } from '../../components/page';
 import { Table } from '../../components/table';
 import { count, day, percent } from '../../format';
+import './overview.css';
 import { COUNTS, type CountName, type DailyStats } from './types';
 
 const LABELS: Record<CountName, string> = {
@@ -19,7 +20,7 @@ const RATE_OF: Partial<Record<CountName, string>> = {
 
 export function StatTiles({ stats }: { stats: DailyStats }) {
   return (
-    <dl class="stats" aria-label="Totals of the range">
+    <dl class="stats overview-stats" aria-label="Totals of the range">
       {COUNTS.map((name) => (
         <div class="stat" key={name}>
           <dt>{LABELS[name]}</dt>

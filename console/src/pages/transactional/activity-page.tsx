@@ -6,7 +6,7 @@ import { Loading, Page } from '../../components/page';
 import { CursorPager, Table } from '../../components/table';
 import { Form, SelectField, TextField } from '../../components/forms';
 import { useUrlQuery } from '../../components/url-query';
-import { dateTime } from '../../format';
+import { count, dateTime } from '../../format';
 import { to } from '../../routes';
 import { can } from '../../session';
 import { TRACK_TYPES, type ActivityEvent } from './types';
@@ -51,15 +51,15 @@ export function Activity() {
         {feed.data && (
           <>
             <p class="muted" role="status">
-              {feed.envelope?.paging?.total ?? events.length} events match{feed.loading ? ' · loading…' : ''}
+              {matching(feed.envelope?.paging?.total ?? events.length)}{feed.loading ? ' · loading…' : ''}
             </p>
             <div class="feed">
               <Table caption="Events, newest first" rows={events} rowKey={(e) => e.track_id} empty="No events match these filters."
                 columns={[
-                  { label: 'Time', cell: (e) => dateTime(e.timestamp) },
+                  { label: 'Time', cell: (e) => <span class="nowrap">{dateTime(e.timestamp)}</span> },
                   { label: 'Type', cell: (e) => <span class="badge">{e.track_type.replace('track.mail.', '')}</span> },
                   { label: 'Recipient', cell: (e) => e.email ?? '—' },
-                  { label: 'Batch', cell: (e) => (e.batch_id ? <a href={`${to('/activity')}?batch=${encodeURIComponent(e.batch_id)}`}>{e.batch_id}</a> : '—') },
+                  { label: 'Batch', cell: (e) => (e.batch_id ? <a class="batch" title={e.batch_id} href={`${to('/activity')}?batch=${encodeURIComponent(e.batch_id)}`}>{e.batch_id}</a> : '—') },
                   {
                     label: 'Event', cell: (e) => (
                       <button type="button" class="link" aria-pressed={e.track_id === selected}
@@ -79,3 +79,5 @@ export function Activity() {
     </Page>
   );
 }
+
+const matching = (total: number) => (total === 1 ? '1 event matches' : `${count(total)} events match`);
