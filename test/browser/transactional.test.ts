@@ -32,7 +32,7 @@ afterAll(async () => {
   await herald?.stop();
 });
 
-function send(to: string, key = account.transactionalKey) {
+function send(to: string | string[], key = account.transactionalKey) {
   return fetch(`${herald.baseUrl}/v1/mail/send`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
@@ -40,7 +40,7 @@ function send(to: string, key = account.transactionalKey) {
       from: { email: 'shop@example.com', name: 'The Shop' },
       subject: 'Your order',
       content: { html: '<html><body><p>Thanks!</p></body></html>', text: 'Thanks!' },
-      recipients: [{ to: { email: to, name: 'Ada' } }],
+      recipients: [to].flat().map((email) => ({ to: { email, name: 'Ada' } })),
     }),
   });
 }
@@ -126,6 +126,33 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   const run = page.getByRole('link', { name: /in the Temporal UI/ });
   await expect(run).toHaveAttribute('href', `http://temporal-ui.test:8233/namespaces/${process.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows/sender-${account.account}`);
   await screenshot(page, 'batch');
+  expect(problems).toEqual([]);
+  await close();
+});
+
+test('the feed pages through the API\'s cursors, older and back to newer', async () => {
+  const other = await herald.newAccount();
+  const reader = await consoleUser(herald.services.store, other.account, ['activity:list']);
+  // One page (25) and one more: the second page holds the oldest event alone.
+  const recipients = Array.from({ length: 26 }, (_, i) => `r${i}@example.com`);
+  const before = herald.sink.received.length;
+  expect((await send(recipients, other.transactionalKey)).status).toBe(202);
+  await herald.sink.waitFor(before + 26);
+  const { store } = herald.services;
+  await waitUntil('26 sent events', async () => (await store.events.countDocuments({ account: other.account })) === 26);
+  const oldest = (await store.events.find({ account: other.account }).sort({ timestamp: 1, _id: 1 }).limit(1).toArray())[0];
+
+  const { page, problems, close } = await newConsolePage(browser);
+  await signIn(page, herald.baseUrl, reader.email, reader.password, '/console/activity');
+  await expect(page.getByText('26 events match')).toBeVisible();
+  await expect(page.locator('tbody tr')).toHaveCount(25);
+  await expect(page.getByRole('button', { name: 'Newer' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Older' }).click();
+  await expect(page.locator('tbody tr')).toHaveCount(1);
+  await expect(page.locator('tbody tr')).toContainText(oldest.email);
+  await expect(page.getByRole('button', { name: 'Older' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Newer' }).click();
+  await expect(page.locator('tbody tr')).toHaveCount(25);
   expect(problems).toEqual([]);
   await close();
 });
