@@ -1,9 +1,5 @@
-// The overview pages (filled in by their own change).
+// The overview (path '/'): the account's mail per day, its latest campaigns and transactional batches.
 import type { ConsoleRoute } from '../routes';
-import { Page } from '../components/page';
+import { Overview } from './overview/overview-page';
 
-function Placeholder() {
-  return <Page title="overview"><p class="muted">Coming next.</p></Page>;
-}
-
-export const overviewRoutes: ConsoleRoute[] = [{ path: '/', component: Placeholder }];
+export const overviewRoutes: ConsoleRoute[] = [{ path: '/', component: Overview }];

@@ -1,9 +1,16 @@
-// The transactional pages (filled in by their own change).
+// The transactional pages: the activity feed, batches, the suppression list, keys and DKIM.
 import type { ConsoleRoute } from '../routes';
-import { Page } from '../components/page';
+import { Activity } from './transactional/activity-page';
+import { Batches } from './transactional/batches-page';
+import { Batch } from './transactional/batch-page';
+import { Suppressions } from './transactional/suppressions-page';
+import { Sending } from './transactional/sending-page';
+import './transactional/transactional.css';
 
-function Placeholder() {
-  return <Page title="transactional"><p class="muted">Coming next.</p></Page>;
-}
-
-export const transactionalRoutes: ConsoleRoute[] = [{ path: '/transactional', component: Placeholder }];
+export const transactionalRoutes: ConsoleRoute[] = [
+  { path: '/activity', component: Activity },
+  { path: '/batches', component: Batches },
+  { path: '/batches/:id', component: Batch },
+  { path: '/suppressions', component: Suppressions },
+  { path: '/sending', component: Sending },
+];
