@@ -12,7 +12,8 @@ const RESULTS: Record<string, string> = { delivered: 'Delivered', failed: 'Faile
 function answer(entry: Delivery): string {
   if (entry.result === 'discarded') return entry.error ?? 'Events dropped';
   const status = entry.status === null ? 'No answer' : `HTTP ${entry.status}`;
-  return entry.error ? `${status}: ${entry.error}` : status;
+  if (!entry.error) return status;
+  return entry.status !== null && entry.error.includes(String(entry.status)) ? entry.error : `${status}: ${entry.error}`;
 }
 
 export function DeliveryLog({ path }: { path: string }) {
