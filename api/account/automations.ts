@@ -6,6 +6,7 @@ import {
 } from '../../core/automations/automations';
 import { readAutomationInput, type AutomationFields } from '../../core/automations/input';
 import { stopAutomationRuns } from '../../core/automations/lifecycle';
+import { automationMessageStats, findAutomationRuns, RUN_STATUSES, type RunStatus } from '../../core/automations/run-list';
 import { automationChangesView, automationDetail, automationRow } from '../../core/automations/views';
 import { errors } from '../../core/shared/errors';
 import type { AutomationDoc, Store } from '../../adapters/store/store';
@@ -20,6 +21,18 @@ export const AUTOMATION_LIST: ListSpec = {
   sortFields: ['name', 'created'], defaultDir: 'asc', defaultLimit: 20,
   filters: { enabled: booleanFilter },
   filterDescriptions: { enabled: '`true`: only enabled automations; `false`: only disabled ones.' },
+};
+
+export const RUN_LIST: ListSpec = {
+  sortFields: ['started'], defaultDir: 'desc', defaultLimit: 20,
+  filters: {
+    status: (value) => {
+      const status = RUN_STATUSES.find((s) => s === value.trim().toLowerCase());
+      if (!status) throw new Error(`Must be one of: ${RUN_STATUSES.join(', ')}`);
+      return status;
+    },
+  },
+  filterDescriptions: { status: RUN_STATUSES.map((s) => `\`${s}\``).join(', ') },
 };
 
 /** The automation of the path (`:id`), of this account only; else 404. */
@@ -47,7 +60,15 @@ export function automationRoutes(router: Router, deps: { store: Store; temporal:
   });
 
   router.get('/automations/:id', requirePermission('automations:list'), async (ctx) => {
-    reply(ctx, { data: automationDetail(await loadAutomation(store, ctx)) });
+    const automation = await loadAutomation(store, ctx);
+    reply(ctx, { data: { ...automationDetail(automation), messageStats: await automationMessageStats(store, automation) } });
+  });
+
+  router.get('/automations/:id/runs', requirePermission('automations:list'), async (ctx) => {
+    const automation = await loadAutomation(store, ctx);
+    const options = parseListOptions(ctx, RUN_LIST);
+    const { items, total } = await findAutomationRuns(store, automation, { ...options, status: options.filters.status as RunStatus | undefined });
+    replyPage(ctx, options, items, total);
   });
 
   router.put('/automations/:id', requirePermission('automations:update'), async (ctx) => {
@@ -92,8 +113,17 @@ export const automationOperations = accountResource('Automations', [
   },
   {
     method: 'get', path: '/v2/{account}/automations/{id}', id: 'getAutomation', summary: 'An automation, whole',
-    description: 'The row with its steps, `activation` (how many times it was activated), `activated` and `deactivated`.',
+    description: 'The row with its steps, `activation` (how many times it was activated), `activated` and `deactivated`, and `messageStats` '
+      + '`{sent, opened, clicked, bounced, unsubscribed}`: events of its messages (every run\'s); opened and clicked count recipients (first opens and clicks).',
     permissions: ['automations:list'], status: 200, response: 'The automation',
+  },
+  {
+    method: 'get', path: '/v2/{account}/automations/{id}/runs', id: 'listAutomationRuns', summary: 'An automation\'s runs, newest first',
+    description: 'Each run (one per trigger event): `id` (the event\'s id), `contact` (email), `started`, `ended` (or null), `status` (`running`, `completed`, '
+      + '`failed`, `cancelled`: stopped by a deactivation), `step` (index of the step it is at: the step after its last email sent, a failed run\'s failed email, '
+      + 'a completed run\'s last step), `stepType` (`email` or `wait`), `steps` (how many), `reason` (why it failed or stopped, when known) and '
+      + '`workflowId` (its Temporal workflow).',
+    permissions: ['automations:list'], listing: { spec: RUN_LIST, q: 'the contact\'s email' }, status: 200, response: 'A page of runs',
   },
   {
     method: 'put', path: '/v2/{account}/automations/{id}', id: 'updateAutomation', summary: 'Change an automation',

@@ -56,7 +56,10 @@ describe('create and read', () => {
     };
     expect(answer.body).toEqual({ href: base(), success: true, data: detail });
     const read = await call('GET', `${base()}/${id}`);
-    expect(read.body).toEqual({ href: `${base()}/${id}`, success: true, data: { ...detail, created: answer.body.data.created, lastModified: answer.body.data.lastModified } });
+    expect(read.body).toEqual({ href: `${base()}/${id}`, success: true, data: {
+      ...detail, created: answer.body.data.created, lastModified: answer.body.data.lastModified,
+      messageStats: { sent: 0, opened: 0, clicked: 0, bounced: 0, unsubscribed: 0 },
+    } });
   });
 
   it('takes only a name and a trigger; trims the name; reads form bodies with PHP-style arrays', async () => {
