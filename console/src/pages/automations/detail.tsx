@@ -28,6 +28,14 @@ export function AutomationPage() {
             <dl class="stats">
               {STATS.map(([key, label]) => <div class="stat" key={key}><dt>{label}</dt><dd>{count(a.stats[key])}</dd></div>)}
             </dl>
+            {a.messageStats && (
+              <Section title="Its messages">
+                <Details items={[
+                  ['Sent', count(a.messageStats.sent)], ['Opened (recipients)', count(a.messageStats.opened)], ['Clicked (recipients)', count(a.messageStats.clicked)],
+                  ['Bounced', count(a.messageStats.bounced)], ['Unsubscribed', count(a.messageStats.unsubscribed)],
+                ]} />
+              </Section>
+            )}
             <Section title="Automation">
               <Details items={[
                 ['State', a.enabled ? 'Active' : 'Inactive'], ['Trigger', `${a.trigger.type} event with key ${a.trigger.key}`],

@@ -13,6 +13,11 @@ export type Step =
 
 export interface AutomationDetail extends Automation {
   steps: Step[]; activation: number; activated: string | null; deactivated: string | null;
+  messageStats?: { sent: number; opened: number; clicked: number; bounced: number; unsubscribed: number };
 }
 
-export interface Run { id: string; contact: string; started: string; status: string; step: number | null; workflowId: string }
+export interface Run {
+  id: string; contact: string; started: string; ended: string | null; status: string;
+  /** Index of the step it is at (0-based), of `steps`. */
+  step: number | null; stepType?: 'email' | 'wait'; steps?: number; reason?: string | null; workflowId: string;
+}
