@@ -15,6 +15,7 @@ let herald: TestHerald;
 let browser: Browser;
 let receiver: WebhookReceiver;
 let account: string;
+let apiKey: string;
 
 beforeAll(async () => {
   [herald, browser, receiver] = await Promise.all([
@@ -22,7 +23,7 @@ beforeAll(async () => {
     connectBrowser(),
     startWebhookReceiver(),
   ]);
-  ({ account } = await herald.newAccount());
+  ({ account, apiKey } = await herald.newAccount());
 });
 
 afterAll(async () => {
@@ -87,3 +88,41 @@ test('a webhook endpoint that answers 500: its discarded events appear, and afte
   expect(problems).toEqual([]);
   await close();
 }, 60_000);
+
+test('an endpoint changed, disabled and enabled, its secret rotated (shown once), then deleted', async () => {
+  const user = await consoleUser(herald.services.store, account);
+  const created = await fetch(`${herald.baseUrl}/v2/${account}/webhooks`, {
+    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `${receiver.url}?second` }),
+  });
+  const { id, secret: first } = ((await created.json()) as { data: { id: number; secret: string } }).data;
+  const { page, problems, close } = await newConsolePage(browser);
+  page.on('dialog', (dialog) => void dialog.accept());
+  await signIn(page, herald.baseUrl, user.email, user.password, `/console/webhooks/${id}`);
+
+  // The API's refusal lands beside the URL field.
+  await page.getByLabel('URL').fill('ftp://example.com/hooks');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByLabel('URL')).toHaveAttribute('aria-invalid', 'true');
+  await page.getByLabel('URL').fill(`${receiver.url}?changed`);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await expect(page.locator('.details')).toContainText(`${receiver.url}?changed`);
+
+  await page.getByRole('button', { name: 'Disable' }).click();
+  await expect(page.locator('.details')).toContainText('Disabled');
+  await page.getByRole('button', { name: 'Enable' }).click();
+  await expect(page.locator('.details')).toContainText('Enabled');
+
+  await page.getByRole('button', { name: 'Rotate secret' }).click();
+  const rotated = (await page.locator('.secret-value').textContent())!;
+  expect(rotated.length).toBeGreaterThan(20);
+  expect(rotated).not.toBe(first);
+
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await expect(page).toHaveURL(/\/console\/webhooks$/);
+  await expect(page.getByRole('table', { name: 'Webhook endpoints' })).not.toContainText('?changed');
+  const gone = await fetch(`${herald.baseUrl}/v2/${account}/webhooks/${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  expect(gone.status).toBe(404);
+  expect(problems).toEqual([]);
+  await close();
+}, 30_000);
