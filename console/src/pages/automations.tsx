@@ -1,9 +1,10 @@
-// The automations pages (filled in by their own change).
+// The automations area: the list with their counts, and an automation's steps and runs.
 import type { ConsoleRoute } from '../routes';
-import { Page } from '../components/page';
+import { AutomationPage } from './automations/detail';
+import { AutomationsPage } from './automations/list';
+import './automations/automations.css';
 
-function Placeholder() {
-  return <Page title="automations"><p class="muted">Coming next.</p></Page>;
-}
-
-export const automationRoutes: ConsoleRoute[] = [{ path: '/automations', component: Placeholder }];
+export const automationRoutes: ConsoleRoute[] = [
+  { path: '/automations', component: AutomationsPage },
+  { path: '/automations/:id', component: AutomationPage },
+];

@@ -1,9 +1,13 @@
-// The settings pages (filled in by their own change).
+// The settings area: webhook endpoints (their deliveries and discarded events), users and their API keys.
 import type { ConsoleRoute } from '../routes';
-import { Page } from '../components/page';
+import { UserPage } from './settings/user';
+import { UsersPage } from './settings/users';
+import { WebhookPage } from './settings/webhook';
+import { WebhooksPage } from './settings/webhooks';
 
-function Placeholder() {
-  return <Page title="settings"><p class="muted">Coming next.</p></Page>;
-}
-
-export const settingsRoutes: ConsoleRoute[] = [{ path: '/settings', component: Placeholder }];
+export const settingsRoutes: ConsoleRoute[] = [
+  { path: '/webhooks', component: WebhooksPage },
+  { path: '/webhooks/:id', component: WebhookPage },
+  { path: '/users', component: UsersPage },
+  { path: '/users/:id', component: UserPage },
+];
