@@ -83,9 +83,21 @@ test('signing in and moving around with the keyboard alone', async () => {
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
-  // The skip link comes first, and leads to the page's content.
+  // After sign-in the page's heading has the focus, so a screen reader starts there.
+  await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
+  // On a fresh load, the skip link comes first and leads to the page's content.
+  await page.reload();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
   await page.keyboard.press('Tab');
   await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  // The sidebar's links are reached with Tab and followed with Enter; the new page's heading takes the focus.
+  for (let i = 0; i < 30; i += 1) {
+    await page.keyboard.press('Tab');
+    if (await page.getByRole('link', { name: 'Lists', exact: true }).evaluate((link) => link === link.ownerDocument.activeElement)) break;
+  }
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${herald.baseUrl}/console/lists`);
+  await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
   expect(problems).toEqual([]);
   await close();
 });
