@@ -472,14 +472,20 @@ export interface WebhookRetryDoc {
   leaseUntil: Date;
 }
 
-/** What happened to a webhook POST that failed, and to its retry: the endpoint's deliveries log. */
+/**
+ * One webhook request and what came of it: the endpoint's deliveries log (one entry per POST, and
+ * one per discard of a failed batch).
+ */
 export interface WebhookLogDoc {
   _id: ObjectId;
   account: string;
   endpointId: number;
   at: Date;
-  /** failed: a POST failed, its events wait for their retry; delivered: the retry was answered 2xx; discarded: the events are dropped. */
-  outcome: 'failed' | 'delivered' | 'discarded';
+  /**
+   * delivered: answered 2xx; failed: a POST failed (its events wait for their retry, unless it was a
+   * replay); discarded: the events are dropped; replayed: a replay of discarded events answered 2xx.
+   */
+  outcome: 'failed' | 'delivered' | 'discarded' | 'replayed';
   /** POSTs made for these events so far (1 or 2; 1 on a discard without a retry: the endpoint was disabled). */
   attempt: number;
   status: number | null;
@@ -487,6 +493,25 @@ export interface WebhookLogDoc {
   eventCount: number;
   trackIds: string[];
   retryAt?: Date;
+  /** Set on the entry of a replay (POST …/webhooks/{id}/replay). */
+  replay?: boolean;
+}
+
+/**
+ * An event discarded for a webhook endpoint (its POST and the retry failed, or the endpoint was
+ * disabled before the retry), until a replay delivers it or 30 days pass. `_id` is
+ * `<account>:<endpointId>:<track_id>`; the event itself stays in `events` (eventId).
+ */
+export interface WebhookDiscardDoc {
+  _id: string;
+  account: string;
+  endpointId: number;
+  trackId: string;
+  eventId: ObjectId;
+  type: string;
+  /** The event's own time (its `timestamp`). */
+  time: string;
+  discarded: Date;
 }
 
 /** Requests granted to one webhook URL in one 100 ms bucket, across every worker (core/webhooks/rate-limit.ts). */
@@ -614,6 +639,7 @@ export interface Store {
   webhooks: Collection<WebhookDoc>;
   webhookRetries: Collection<WebhookRetryDoc>;
   webhookLog: Collection<WebhookLogDoc>;
+  webhookDiscards: Collection<WebhookDiscardDoc>;
   webhookRate: Collection<WebhookRateDoc>;
   campaigns: Collection<CampaignDoc>;
   campaignSnapshots: Collection<CampaignSnapshotPartDoc>;
@@ -660,6 +686,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhooks: db.collection('webhooks'),
     webhookRetries: db.collection('webhookRetries'),
     webhookLog: db.collection('webhookLog'),
+    webhookDiscards: db.collection('webhookDiscards'),
     webhookRate: db.collection('webhookRate'),
     campaigns: db.collection('campaigns'),
     campaignSnapshots: db.collection('campaignSnapshots'),
@@ -713,6 +740,8 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.webhookRetries.createIndex({ account: 1, endpointId: 1 }),
     store.webhookLog.createIndex({ account: 1, endpointId: 1, _id: -1 }),
     store.webhookLog.createIndex({ at: 1 }),
+    store.webhookDiscards.createIndex({ account: 1, endpointId: 1, discarded: -1 }),
+    store.webhookDiscards.createIndex({ discarded: 1 }),
     // Expiry on a real MongoDB; the embedded store ignores TTL indexes, so the sweeper deletes them too.
     store.webhookRate.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
@@ -721,6 +750,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.automations.createIndex({ account: 1, 'trigger.key': 1 }),
     store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),
+    store.automationRuns.createIndex({ account: 1, automationId: 1, started: -1 }),
   ]);
 }
 

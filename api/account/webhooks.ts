@@ -5,10 +5,13 @@ import { errors } from '../../core/shared/errors';
 import { TRACK_TYPES } from '../../core/tracking/events';
 import type { Store, WebhookDoc } from '../../adapters/store/store';
 import { deliveryView, findDeliveries } from '../../core/webhooks/deliveries';
+import { findDiscarded } from '../../core/webhooks/discards';
 import {
   createEndpoint, deleteEndpoint, endpointView, findEndpoint, findEndpoints, rotateSecret, updateEndpoint, type EndpointInput,
 } from '../../core/webhooks/endpoints';
 import { startWebhookDelivery } from '../../core/webhooks/lifecycle';
+import { createPoster } from '../../core/webhooks/post';
+import { MAX_REPLAY_EVENTS, replayDiscarded } from '../../core/webhooks/replay';
 import { MAX_URL_LENGTH } from '../../core/webhooks/url-policy';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
@@ -36,6 +39,16 @@ const updateSchema = { type: 'object', additionalProperties: false, properties: 
 interface RawInput { url?: string; events?: string[]; enabled?: boolean | string }
 const validateCreate = validator<RawInput>(createSchema);
 const validateUpdate = validator<RawInput>(updateSchema);
+const replaySchema = {
+  type: 'object', additionalProperties: false, required: ['track_ids'],
+  properties: {
+    track_ids: {
+      type: 'array', minItems: 1, maxItems: MAX_REPLAY_EVENTS, items: { type: 'string', minLength: 1, maxLength: 100 },
+      description: `Discarded events of this endpoint (GET …/discarded), 1 to ${MAX_REPLAY_EVENTS}.`,
+    },
+  },
+} as const;
+const validateReplay = validator<{ track_ids: string[] }>(replaySchema);
 
 /** A form sends every value as a string: `events=a,b` and `enabled=false` read like their JSON forms. */
 function fromForm(body: unknown): unknown {
@@ -56,9 +69,15 @@ function toInput(raw: RawInput): Partial<EndpointInput> {
 const ENDPOINTS: ListSpec = { sortFields: ['id'], defaultDir: 'asc', defaultLimit: 20 };
 const DELIVERIES: ListSpec = {
   sortFields: ['time'], defaultDir: 'desc', defaultLimit: 20,
-  filters: { outcome: (value) => { if (!['failed', 'delivered', 'discarded'].includes(value)) throw new Error('Must be failed, delivered or discarded'); return value; } },
-  filterDescriptions: { outcome: '`failed`, `delivered` or `discarded`' },
+  filters: {
+    outcome: (value) => {
+      if (!['failed', 'delivered', 'discarded', 'replayed'].includes(value)) throw new Error('Must be failed, delivered, discarded or replayed');
+      return value;
+    },
+  },
+  filterDescriptions: { outcome: '`failed`, `delivered`, `discarded` or `replayed`' },
 };
+const DISCARDED: ListSpec = { sortFields: ['discarded'], defaultDir: 'desc', defaultLimit: 20 };
 
 async function loadEndpoint(store: Store, ctx: Context): Promise<WebhookDoc> {
   const endpoint = await findEndpoint(store, ctx.params.account, integerParam(ctx));
@@ -118,6 +137,25 @@ export function webhookRoutes(router: Router, deps: WebhookApiDeps): void {
     const { items, total } = await findDeliveries(store, endpoint, options);
     replyPage(ctx, options, items.map(deliveryView), total);
   });
+
+  router.get('/webhooks/:id/discarded', requirePermission('webhooks:list'), async (ctx) => {
+    const endpoint = await loadEndpoint(store, ctx);
+    const options = parseListOptions(ctx, DISCARDED);
+    const { items, total } = await findDiscarded(store, endpoint, options);
+    replyPage(ctx, options, items, total);
+  });
+
+  // Replays are rare: a poster of their own (its connections pass the URL policy's check), closed after.
+  router.post('/webhooks/:id/replay', requirePermission('webhooks:update'), async (ctx) => {
+    const endpoint = await loadEndpoint(store, ctx);
+    const { track_ids: trackIds } = validateReplay(ctx.request.body ?? {});
+    const poster = createPoster({ allowPrivate });
+    try {
+      reply(ctx, { data: await replayDiscarded(store, poster, endpoint, trackIds) });
+    } finally {
+      poster.close();
+    }
+  });
 }
 
 const view = 'The endpoint: `{id, url, events, enabled}`';
@@ -150,9 +188,25 @@ export const webhookOperations = accountResource('Webhooks', [
     permissions: ['webhooks:update'], status: 200, response: `${view}, with its new \`secret\``,
   },
   {
-    method: 'get', path: '/v2/{account}/webhooks/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'Failed deliveries of the endpoint and what became of them',
-    description: 'One entry per failed POST (`failed`, with `retry_at`) and per outcome of its one retry a minute later: `delivered`, '
-      + 'or `discarded` (the events are dropped). Each has `time`, `attempt`, `status` (HTTP status or null), `error`, `events` (count) and `track_ids`. Kept 30 days.',
+    method: 'get', path: '/v2/{account}/webhooks/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'Every request made to the endpoint, and what became of failed ones',
+    description: 'One entry per POST: `delivered` (answered 2xx, attempt 1 or the retry\'s 2), `failed` (with `retry_at` when its one retry a minute later '
+      + 'is due), `replayed` (a replay answered 2xx; a replay\'s entries have `replay: true`), and one per discard of a batch (`discarded`: the events '
+      + 'are dropped, see …/discarded). Each has `time`, `outcome` (and the same as `result`), `attempt`, `status` (HTTP status or null), `error`, '
+      + '`events` (count) and `track_ids`. Kept 30 days.',
     permissions: ['webhooks:list'], listing: { spec: DELIVERIES, q: 'a track_id of the batch' }, status: 200, response: 'A page of entries, newest first',
+  },
+  {
+    method: 'get', path: '/v2/{account}/webhooks/{id}/discarded', id: 'listWebhookDiscarded', summary: 'Events discarded for the endpoint and not replayed since',
+    description: 'Each: `track_id`, `type` (track type), `time` (the event\'s), `discarded` (when), `payload` (the event exactly as it is POSTed; '
+      + 'null if the event is no longer stored). Kept 30 days, like the deliveries log; a successful replay removes them.',
+    permissions: ['webhooks:list'], listing: { spec: DISCARDED, q: 'a track_id' }, status: 200, response: 'A page of discarded events, newest discard first',
+  },
+  {
+    method: 'post', path: '/v2/{account}/webhooks/{id}/replay', id: 'replayWebhookEvents', summary: 'POST discarded events to the endpoint again, now',
+    description: `The events of \`track_ids\` (1 to ${MAX_REPLAY_EVENTS}, each a discarded event of this endpoint, else VALIDATION_ERROR naming the others `
+      + 'and nothing is sent) go in one request to the endpoint\'s current URL, signed with its current secret like every delivery '
+      + '(`Herald-Attempt: replay`). Answer: `{delivered, status, error, events}`. The request is in the deliveries log (`replayed` on 2xx, '
+      + 'else `failed`, with `replay: true`); delivered events leave the discarded list, the others stay. A disabled endpoint: 400 BAD_REQUEST (nothing sent).',
+    permissions: ['webhooks:update'], body: replaySchema, status: 200, response: '`{delivered: boolean, status: number | null, error: string | null, events: number}`',
   },
 ]);

@@ -17,14 +17,18 @@
 // whose _id (its time, to the second) is older than `settleMs` (5 s): Herald assumes every event
 // write lands within 5 s of its _id's creation. Events are delivered 5-8 s after they happen.
 //
+// Each answered POST gets an entry in the endpoint's deliveries log (./deliveries.ts): a page's
+// delivered requests in one insert once the page is done, a failed one at once (with its retry).
+//
 // A failed POST (non-2xx, timeout, no connection) puts its events in a retry batch
 // (core/webhooks/retries.ts) and the pass returns soon after, so the workflow schedules the retry
 // in a durable timer while the next pass goes on with newer events: nothing waits for the minute.
 import { ObjectId } from 'mongodb';
 import { metrics } from '../../adapters/metrics/registry';
-import type { Store, WebhookDoc } from '../../adapters/store/store';
+import type { Store, WebhookDoc, WebhookLogDoc } from '../../adapters/store/store';
 import { WEBHOOK_RETRY_DELAY_MS, type WebhookPassInput, type WebhookPassResult } from '../../adapters/temporal/contracts';
 import { eventJsonFromBson, type EventJson } from './bson-json';
+import { logEntry } from './deliveries';
 import { splitIntoRequests, type RequestBatch } from './payload';
 import type { Poster, PostResult } from './post';
 import { acquireRequests } from './rate-limit';
@@ -147,6 +151,8 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
     const inFlight: InFlight[] = [];
     let next = 0;
     let failed = false;
+    /** The log entries of the delivered requests, written together once the page is done (a failure's is written at once). */
+    const delivered: WebhookLogDoc[] = [];
     while (next < batches.length || inFlight.length > 0) {
       const room = Math.min(tuning.concurrency - inFlight.length, batches.length - next);
       if (room > 0 && !failed && !superseded && !deps.stopped()) {
@@ -165,6 +171,7 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
         const answer = await head.answer;
         if (answer.outcome === 'delivered') {
           metrics.webhookEventsDelivered.inc(head.batch.ids.length);
+          delivered.push(logEntry(target, head.batch.trackIds, { outcome: 'delivered', attempt: 1, status: answer.status, error: null }));
         } else {
           retries.push({ retryId: await recordFailure(store, target, head.batch, answer, tuning.retryDelayMs), at: Date.now() });
           failed = true;
@@ -173,6 +180,7 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
       } while (inFlight[0]?.settled);
       deps.heartbeat();
     }
+    if (delivered.length > 0) await store.webhookLog.insertMany(delivered, { ordered: false });
     await moveCursor(cursor);
     return next === batches.length && !failed && !superseded;
   };

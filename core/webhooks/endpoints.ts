@@ -98,13 +98,14 @@ export async function rotateSecret(store: Store, endpoint: WebhookDoc): Promise<
   return updated;
 }
 
-/** Deletes the endpoint with its waiting retries and its deliveries log; its workflow ends when it notices. */
+/** Deletes the endpoint with its waiting retries, its deliveries log and its discarded events; its workflow ends when it notices. */
 export async function deleteEndpoint(store: Store, account: string, id: number): Promise<boolean> {
   const { deletedCount } = await store.webhooks.deleteOne({ _id: `${account}:${id}`, account });
   if (deletedCount === 0) return false;
   await Promise.all([
     store.webhookRetries.deleteMany({ account, endpointId: id }),
     store.webhookLog.deleteMany({ account, endpointId: id }),
+    store.webhookDiscards.deleteMany({ account, endpointId: id }),
   ]);
   return true;
 }

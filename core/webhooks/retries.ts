@@ -7,27 +7,17 @@
 // never both POST it; a runner that dies loses its lease after RETRY_LEASE_MS.
 import type { ObjectId } from 'mongodb';
 import { metrics } from '../../adapters/metrics/registry';
-import type { Store, WebhookDoc, WebhookLogDoc } from '../../adapters/store/store';
+import type { Store, WebhookDoc } from '../../adapters/store/store';
 import { WEBHOOK_RETRY_DELAY_MS } from '../../adapters/temporal/contracts';
-import { eventJsonFromBson } from './bson-json';
+import type { EventJson } from './bson-json';
+import { logRequest as log, type LogEntry } from './deliveries';
+import { readEvents, recordDiscards } from './discards';
 import { splitIntoRequests } from './payload';
 import type { Poster, PostResult } from './post';
 import { acquireRequests } from './rate-limit';
 
 const RETRY_LEASE_MS = 2 * 60_000;
-/** The track_ids a log entry keeps (a batch holds at most this many events anyway, by default). */
-const MAX_LOGGED_TRACK_IDS = 1000;
-
 export interface RetryDeps { store: Store; poster: Poster }
-
-type LogEntry = Omit<WebhookLogDoc, '_id' | 'account' | 'endpointId' | 'at' | 'eventCount' | 'trackIds'>;
-
-async function log(store: Store, endpoint: { account: string; id: number }, trackIds: string[], entry: LogEntry): Promise<void> {
-  await store.webhookLog.insertOne({
-    account: endpoint.account, endpointId: endpoint.id, at: new Date(), eventCount: trackIds.length,
-    trackIds: trackIds.slice(0, MAX_LOGGED_TRACK_IDS), ...entry,
-  } as WebhookLogDoc);
-}
 
 /**
  * Records a failed POST of these events: the log entry, then the retry batch (the same batch
@@ -69,11 +59,10 @@ export async function runRetry(deps: RetryDeps, account: string, endpointId: num
     await store.webhookRetries.deleteOne({ _id: retryId });
     return 'done';
   }
-  const raw = await store.events.find({ account, _id: { $in: claimed.eventIds } }, { raw: true }).sort({ _id: 1 }).toArray();
-  const events = (raw as unknown as Buffer[]).map(eventJsonFromBson);
+  const events = await readEvents(store, account, claimed.eventIds);
   const trackIds = events.map((e) => e.trackId);
   if (!endpoint.enabled) {
-    await discard(store, endpoint, trackIds, { attempt: 1, status: null, error: 'the endpoint was disabled before the retry' });
+    await discard(store, endpoint, events, { attempt: 1, status: null, error: 'the endpoint was disabled before the retry' });
   } else if (events.length > 0) {
     const [request] = splitIntoRequests(events, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     await acquireRequests(store, endpoint.url, 1);
@@ -82,16 +71,18 @@ export async function runRetry(deps: RetryDeps, account: string, endpointId: num
       metrics.webhookEventsDelivered.inc(events.length);
       await log(store, endpoint, trackIds, { outcome: 'delivered', attempt: 2, status: result.status, error: null });
     } else {
-      await discard(store, endpoint, trackIds, { attempt: 2, status: result.status, error: result.error });
+      await discard(store, endpoint, events, { attempt: 2, status: result.status, error: result.error });
     }
   }
   await store.webhookRetries.deleteOne({ _id: retryId });
   return 'done';
 }
 
-async function discard(store: Store, endpoint: WebhookDoc, trackIds: string[], entry: Omit<LogEntry, 'outcome'>): Promise<void> {
-  metrics.webhookEventsDiscarded.inc(trackIds.length);
-  await log(store, endpoint, trackIds, { outcome: 'discarded', ...entry });
+/** The events dropped: kept as discarded (for a replay) before the log says so. */
+async function discard(store: Store, endpoint: WebhookDoc, events: EventJson[], entry: Omit<LogEntry, 'outcome'>): Promise<void> {
+  metrics.webhookEventsDiscarded.inc(events.length);
+  await recordDiscards(store, endpoint, events);
+  await log(store, endpoint, events.map((e) => e.trackId), { outcome: 'discarded', ...entry });
 }
 
 /** Retry batches whose time passed by more than `graceMs` and that nobody holds: what the sweeper picks up. */

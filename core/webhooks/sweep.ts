@@ -3,7 +3,7 @@
 // workflow was terminated, or a start was lost. It (1) starts the delivery workflow of every
 // enabled endpoint that has none running (a running one is left alone), (2) runs retry batches
 // overdue by more than 30 s that nobody holds (their workflow lost track of them), and (3) clears
-// old rate-limit buckets and deliveries-log entries older than 30 days.
+// old rate-limit buckets, and deliveries-log entries and discarded events older than 30 days.
 import type { Client } from '@temporalio/client';
 import { startWebhookDelivery } from './lifecycle';
 import { removeOldBuckets } from './rate-limit';
@@ -45,6 +45,10 @@ export async function sweepWebhooks(deps: SweepDeps): Promise<SweepResult> {
     deps.heartbeat();
   });
   const buckets = await removeOldBuckets(store);
-  const { deletedCount } = await store.webhookLog.deleteMany({ at: { $lt: new Date(Date.now() - LOG_KEEP_DAYS * 86_400_000) } });
+  const keepFrom = new Date(Date.now() - LOG_KEEP_DAYS * 86_400_000);
+  const [{ deletedCount }] = await Promise.all([
+    store.webhookLog.deleteMany({ at: { $lt: keepFrom } }),
+    store.webhookDiscards.deleteMany({ discarded: { $lt: keepFrom } }),
+  ]);
   return { endpoints: enabled.length, startFailures, retries: overdue.length, buckets, logEntries: deletedCount };
 }

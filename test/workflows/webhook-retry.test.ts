@@ -128,6 +128,8 @@ it('retries a refused POST exactly once, 60 s later in workflow time, then disca
   expect(entries[1].error).toContain('HTTP 500');
   expect(await store.webhookRetries.countDocuments({ account })).toBe(0);
   expect(await discarded()).toBe(discardedBefore + 3);
+  // Kept for GET …/discarded and a replay.
+  expect((await store.webhookDiscards.find({ account, endpointId: endpoint.id }).toArray()).map((d) => d.trackId).sort()).toEqual([...trackIds].sort());
 }), 240_000);
 
 it('goes on with newer events while a refused POST waits, retries it exactly once a minute later, and logs the delivery', () => withReceiver(async (own, account) => {
@@ -152,7 +154,7 @@ it('goes on with newer events while a refused POST waits, retries it exactly onc
       newer = await storeSyntheticEvents(store, account, 2, ['track.mail.clicked']);
       await own.waitFor('newer events', () => own.events().some((e) => newer.includes(e.track_id)), 30_000);
       await skipUntil(() => attempt(2).length > 0, 300_000);
-      for (let i = 0; i < 50 && !(await log()).some((entry) => entry.outcome === 'delivered'); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 50 && !(await log()).some((entry) => entry.outcome === 'delivered' && entry.attempt === 2); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     } finally {
       await handle.terminate('test over');
     }
@@ -170,8 +172,12 @@ it('goes on with newer events while a refused POST waits, retries it exactly onc
   expect(serverTime.get(retries[0])! - serverTime.get(failed)!).toBeGreaterThanOrEqual(59_000);
   for (const request of own.requests) expect(verifySignature(endpoint.secret, request.rawBody, request.headers['herald-signature'] as string)).toBe(true);
 
-  // GET …/deliveries shows each entry as deliveryView renders it.
-  const entries = (await log()).map(deliveryView);
+  // GET …/deliveries shows each entry as deliveryView renders it; the newer events' request is logged too.
+  const all = (await log()).map(deliveryView);
+  expect(all.filter((e) => e.track_ids.some((t) => newer.includes(t)))).toEqual([
+    expect.objectContaining({ outcome: 'delivered', attempt: 1, status: 200, events: 2, track_ids: newer }),
+  ]);
+  const entries = all.filter((e) => e.track_ids.some((t) => refused.includes(t)));
   expect(entries).toEqual([
     expect.objectContaining({ outcome: 'failed', attempt: 1, status: 503, error: expect.stringContaining('HTTP 503'), events: 4, track_ids: refused }),
     expect.objectContaining({ outcome: 'delivered', attempt: 2, status: 200, events: 4, track_ids: refused }),
