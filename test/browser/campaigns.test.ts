@@ -76,7 +76,7 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   await expect(page.getByText(/Test sent to tester@example.org/)).toBeVisible();
   await expect.poll(() => herald.sink.received.filter((m) => m.rcptTo[0] === 'tester@example.org').length, { timeout: 20000 }).toBe(1);
   const test = herald.sink.received.find((m) => m.rcptTo[0] === 'tester@example.org')!;
-  expect(test.parsed.subject).toBe('Our spring sale');
+  expect(test.parsed.subject).toBe('[Test] Our spring sale');
   expect(test.parsed.html).toContain('Spring offers for');
 
   // Validation, check by check; then the launch.

@@ -1,7 +1,7 @@
 // A campaign's report (GET …/report): the figures of …/metrics as tiles, opens and clicks over
 // time (chart and table), the most clicked links, the latest bounces and unsubscriptions. Read
 // again every few seconds while the campaign is being sent, so the counts grow as it goes.
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { parseISO } from 'date-fns';
 import { accountPath } from '../../api';
 import { useApi, usePolling } from '../../hooks';
@@ -36,6 +36,12 @@ export function CampaignReportPage({ id }: { id: string }) {
   const sending = Boolean(campaign.data && LAUNCHED.includes(campaign.data.state));
   usePolling(sending, 2000, campaign.reload);
   usePolling(sending, 2000, report.reload);
+  // The sending's end: the report read once more, so its last figures are not those of a tick before.
+  const wasSending = useRef(false);
+  useEffect(() => {
+    if (wasSending.current && !sending) report.reload();
+    wasSending.current = sending;
+  }, [sending]);
   const c = campaign.data;
   return (
     <Page title={c ? `Report of ${c.name}` : 'Report'} actions={c && <a href={to(campaignPath(c.id))}>Back to the campaign</a>}>
@@ -100,12 +106,13 @@ function ReportBody({ campaign, report, live }: { campaign: Campaign; report: Re
 }
 
 function Timeline({ buckets }: { buckets: Bucket[] }) {
-  // uPlot's time axis is in seconds.
-  const times = useMemo(() => buckets.map((b) => parseISO(b.time).getTime() / 1000), [buckets]);
+  // Redrawn only when the figures change (a poll answers new arrays of the same numbers); uPlot's time axis is in seconds.
+  const key = JSON.stringify(buckets);
+  const times = useMemo(() => buckets.map((b) => parseISO(b.time).getTime() / 1000), [key]);
   const series = useMemo(() => [
     { label: 'Opened', values: buckets.map((b) => b.opened), color: '#0b57d0' },
     { label: 'Clicked', values: buckets.map((b) => b.clicked), color: '#146c2e' },
-  ], [buckets]);
+  ], [key]);
   if (buckets.length === 0) return <p class="muted">Nothing sent yet.</p>;
   return (
     <>
