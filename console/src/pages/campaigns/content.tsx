@@ -81,6 +81,7 @@ function ContentEditor({ campaign, content }: { campaign: Campaign; content: Cam
   if (!loaded) return <p class="muted" role="status">Loading…</p>;
   return (
     <div class="content-editor">
+      <div class="content-columns">
       <Section title="Message">
         {locked && <Notice>{locked}</Notice>}
         <p class="muted">Subject: <strong>{content.subject}</strong> · From {content.fromName} &lt;{content.from}&gt;</p>
@@ -92,6 +93,7 @@ function ContentEditor({ campaign, content }: { campaign: Campaign; content: Cam
           <TextArea label={format === 'mjml' ? 'MJML body' : 'HTML body'} value={body} onInput={setBody} rows={18} spellcheck={false} class="code" />
           <TextArea label="Text part" value={text} onInput={(value) => { setText(value); setTextChanged(true); }} rows={6}
             placeholder="Empty: the text is derived from the HTML." />
+          <p class="hint">Left as it is, the text part stays the one derived from the HTML.</p>
         </fieldset>
         <div class="action-row">
           <ActionButton kind="primary" onAction={save} disabled={Boolean(locked) || !dirty} why={locked ?? 'Nothing to save'}>Save</ActionButton>
@@ -105,6 +107,7 @@ function ContentEditor({ campaign, content }: { campaign: Campaign; content: Cam
       <Section title="Preview">
         <LivePreview base={base} format={format} body={body} text={textChanged ? text : undefined} />
       </Section>
+      </div>
       <Section title="Send a test">
         <TestSend base={base} dirty={dirty} />
       </Section>

@@ -116,7 +116,9 @@ function Timeline({ buckets }: { buckets: Bucket[] }) {
   if (buckets.length === 0) return <p class="muted">Nothing sent yet.</p>;
   return (
     <>
-      <LineChart title="First opens and clicks" times={times} series={series} />
+      {buckets.length > 1
+        ? <LineChart title="First opens and clicks" times={times} series={series} />
+        : <p class="muted">One period so far: the chart starts with the second.</p>}
       <Table caption="Opens and clicks over time" rows={buckets} rowKey={(b) => b.time}
         columns={[
           { label: 'From', cell: (b) => dateTime(b.time) },
