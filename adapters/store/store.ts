@@ -348,9 +348,18 @@ export interface SuppressionDoc {
   _id: string;
   account: string;
   email: string;
-  reason: 'unsubscribed' | 'bounced' | 'complained';
+  /** `manual`: added through the account API without one of the others. */
+  reason: 'unsubscribed' | 'bounced' | 'complained' | 'manual';
   created: Date;
+  /**
+   * What put it there: `relay` (a hard refusal at sending), `report` (a bounce or complaint
+   * report), `unsubscribe` (the page or one-click), `api` (POST …/suppressions). Absent on
+   * entries stored before it was kept.
+   */
+  source?: SuppressionSource;
 }
+
+export type SuppressionSource = 'relay' | 'report' | 'unsubscribe' | 'api';
 
 /** A claimed `Idempotency-Key` of a send and, once accepted, its answer (core/transactional/idempotency.ts). */
 export interface IdempotencyDoc {
@@ -732,6 +741,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.templates.createIndex({ account: 1, location: 1, name: 1 }),
     store.tasks.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.tasks.createIndex({ account: 1, created: -1 }),
+    store.suppressions.createIndex({ account: 1, created: -1 }),
     store.db.collection('files.files').createIndex({ filename: 1, 'metadata.account': 1 }, { unique: true }),
     store.db.collection('files.chunks').createIndex({ files_id: 1, n: 1 }, { unique: true }),
     store.webhooks.createIndex({ account: 1, id: 1 }, { unique: true }),

@@ -6,7 +6,9 @@ import { accountInfoRoutes } from './account-info';
 import { activityRoutes } from './activity';
 import { authenticate, requireOwnAccount } from './auth';
 import { automationRoutes } from './automations';
+import { batchRoutes } from './batches';
 import { campaignContentBodyRouter, campaignContentRoutes } from './campaign-contents';
+import { campaignPreviewRoutes } from './campaign-preview';
 import { campaignLaunchRoutes } from './campaign-launch';
 import { campaignReportRoutes } from './campaign-reports';
 import { campaignRoutes } from './campaigns';
@@ -20,6 +22,8 @@ import { customTriggerRoutes, integrationRoutes } from './integrations';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { loginRouter } from './login';
+import { statsRoutes } from './stats';
+import { suppressionRoutes } from './suppressions';
 import { taskRoutes } from './tasks';
 import { templateRoutes } from './templates';
 import { userRoutes } from './users';
@@ -33,6 +37,8 @@ export interface AccountApiDeps {
   webhookAllowPrivate: boolean;
   /** Where custom trigger addresses point (HERALD_PUBLIC_URL, as tracking links). */
   tracking: { publicUrl: string };
+  /** Temporal's namespace (a batch's runs are found there). */
+  namespace: string;
 }
 
 /**
@@ -58,9 +64,13 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   contactExportRoutes(scoped, deps);
   taskRoutes(scoped, deps);
   activityRoutes(scoped, deps.store);
+  statsRoutes(scoped, deps.store);
+  suppressionRoutes(scoped, deps.store);
+  batchRoutes(scoped, deps);
   webhookRoutes(scoped, deps);
   campaignRoutes(scoped, deps.store);
   campaignContentRoutes(scoped, deps);
+  campaignPreviewRoutes(scoped, deps);
   campaignLaunchRoutes(scoped, deps);
   campaignReportRoutes(scoped, deps.store);
   automationRoutes(scoped, deps);

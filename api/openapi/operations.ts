@@ -3,7 +3,9 @@
 import { accountInfoOperations } from '../account/account-info';
 import { activityOperations } from '../account/activity';
 import { automationOperations } from '../account/automations';
+import { batchOperations } from '../account/batches';
 import { campaignContentOperations } from '../account/campaign-contents';
+import { campaignPreviewOperations } from '../account/campaign-preview';
 import { campaignLaunchOperations } from '../account/campaign-launch';
 import { campaignReportOperations } from '../account/campaign-reports';
 import { campaignOperations } from '../account/campaigns';
@@ -16,6 +18,8 @@ import { integrationOperations } from '../account/integrations';
 import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { loginOperations } from '../account/login';
+import { statsOperations } from '../account/stats';
+import { suppressionOperations } from '../account/suppressions';
 import { taskOperations } from '../account/tasks';
 import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
@@ -48,9 +52,13 @@ export const operations: OperationSpec[] = [
   ...contactImportOperations,
   ...taskOperations,
   ...activityOperations,
+  ...statsOperations,
+  ...suppressionOperations,
+  ...batchOperations,
   ...webhookOperations,
   ...campaignOperations,
   ...campaignContentOperations,
+  ...campaignPreviewOperations,
   ...campaignLaunchOperations,
   ...campaignReportOperations,
   ...automationOperations,

@@ -19,6 +19,7 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   fileName: { schema: { type: 'string', pattern: FILE_NAME.source }, description: 'The file\'s name, as its task\'s `parameters.fileName` gives it.' },
   templatePath: { schema: { type: 'string', pattern: '^\\d+(/\\d+)?$' }, description: 'A template\'s or folder\'s id without its leading slash (`12`, or `3/12` inside the folder `/3`): it may span two path segments.' },
   batchId: { schema: { type: 'string', maxLength: 200 }, description: 'A send\'s `Herald-Batch-Id`: `<account>_transactional_<batch_code or request id>`.' },
+  email: { schema: { type: 'string', maxLength: 320 }, description: 'An email address (URL-encoded), in any letter case.' },
   token: { schema: { type: 'string' }, description: 'The signed token of a tracking link, as the message carries it.' },
   network: { schema: { type: 'string', enum: [...SHARE_NETWORKS] }, description: 'The social network to share on.' },
   credentialA: { schema: { type: 'string' }, description: 'The first part of the trigger address\'s credential (8 hex digits), as `trigger_url` gives it.' },

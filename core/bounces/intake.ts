@@ -88,7 +88,7 @@ async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<Repo
     recordEvents(store, [event]).then((inserted) => {
       if (inserted > 0 && outcome.kind === 'bounce') metrics.messages.inc({ outcome: 'bounced' });
     }),
-    lasting ? suppress(store, account, email, outcome.kind === 'bounce' ? 'bounced' : 'complained') : undefined,
+    lasting ? suppress(store, account, email, outcome.kind === 'bounce' ? 'bounced' : 'complained', 'report') : undefined,
     lasting ? markContact(store, account, email, outcome.kind === 'bounce' ? 'BOUNCED' : 'COMPLAINED', at) : undefined,
   ]);
 }

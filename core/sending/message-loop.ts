@@ -151,7 +151,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
         message: reason.split('\n').slice(0, 3).join('\n'),
       });
       await record(message, 'failed', reason, bounce);
-      await suppress(store, account, message.email, 'bounced'); // no more mail to an address that does not exist
+      await suppress(store, account, message.email, 'bounced', 'relay'); // no more mail to an address that does not exist
       tally.failed += 1;
       return;
     }

@@ -2,17 +2,20 @@
 // bounce, an ARF complaint, an unsubscribe link or one-click) and the contacts whose state says so
 // (unsubscribed through the API or an import, bounced, complained; a confirmed opt-in makes a
 // contact ACTIVE again). A send to such an address is dropped with a `track.mail.dropped` event.
-import type { ContactDoc, Store, SuppressionDoc } from '../../adapters/store/store';
+import type { ContactDoc, Store, SuppressionDoc, SuppressionSource } from '../../adapters/store/store';
 import { normaliseEmail } from '../accounts/users';
 
 const NO_MAIL: ReadonlySet<ContactDoc['state']> = new Set(['UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
 
-const idOf = (account: string, email: string) => `${account}:${normaliseEmail(email)}`;
+export const idOf = (account: string, email: string) => `${account}:${normaliseEmail(email)}`;
 
-/** Puts the address on the list (kept with its first reason when it is there already). */
-export async function suppress(store: Store, account: string, email: string, reason: SuppressionDoc['reason']): Promise<void> {
-  const doc: SuppressionDoc = { _id: idOf(account, email), account, email: normaliseEmail(email), reason, created: new Date() };
-  await store.suppressions.updateOne({ _id: doc._id, account }, { $setOnInsert: doc }, { upsert: true });
+/** Puts the address on the list (kept with its first reason when it is there already); true when it was not there. */
+export async function suppress(
+  store: Store, account: string, email: string, reason: SuppressionDoc['reason'], source?: SuppressionSource,
+): Promise<boolean> {
+  const doc: SuppressionDoc = { _id: idOf(account, email), account, email: normaliseEmail(email), reason, created: new Date(), ...(source ? { source } : {}) };
+  const { upsertedCount } = await store.suppressions.updateOne({ _id: doc._id, account }, { $setOnInsert: doc }, { upsert: true });
+  return upsertedCount > 0;
 }
 
 /** Which of the addresses get no mail (lowercase): two queries, each answered by a unique index. */

@@ -23,7 +23,7 @@ export const DEFAULT_REASON: PageReason = 'not_interested';
 /** Unsubscribes the address of the sent message `sent` (its ledger event); resolves once all three writes are stored. */
 export async function unsubscribeMessage(store: Store, writer: EventWriter, sent: EventDoc, reason: UnsubscribeReason, at: Date): Promise<void> {
   await Promise.all([
-    suppress(store, sent.account, sent.email, 'unsubscribed'),
+    suppress(store, sent.account, sent.email, 'unsubscribed', 'unsubscribe'),
     unsubscribeContact(store, sent.account, sent.email),
     writer.write([eventOfSentMail(sent, 'track.mail.unsubscribed', at, 'unsubscribed', { reason })]),
   ]);
