@@ -61,12 +61,12 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   // The content, in MJML: the preview is the API's rendering of the unsaved body.
   await page.getByRole('link', { name: 'Content', exact: true }).click();
   await page.getByLabel('Format').selectOption('mjml');
-  await page.getByLabel('MJML body').fill('<mjml><mj-body><mj-section><mj-column><mj-text>Spring offers for ${contact.email}</mj-text>'
+  await page.getByLabel('MJML body').fill('<mjml><mj-head><mj-attributes><mj-all font-family="Arial, sans-serif" /></mj-attributes></mj-head><mj-body><mj-section><mj-column><mj-text>Spring offers for ${contact.email}</mj-text>'
     + '<mj-button href="https://example.com/spring">See the offers</mj-button></mj-column></mj-section></mj-body></mjml>');
   const preview = page.locator('iframe[title="Preview of the message"]');
   await expect(preview).toHaveAttribute('sandbox', '');
   await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible();
-  await expect(page.getByText('Subject: Our spring sale')).toBeVisible();
+  await expect(page.getByText('Subject as received: Our spring sale')).toBeVisible();
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved: the MJML compiled.')).toBeVisible();
   await screenshot(page, 'campaign-content');
