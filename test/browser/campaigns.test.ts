@@ -69,6 +69,7 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   await expect(page.getByText('Subject as received: Our spring sale')).toBeVisible();
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved: the MJML compiled.')).toBeVisible();
+  await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
   await screenshot(page, 'campaign-content');
 
   await page.getByLabel('Test address').fill('tester@example.org');
@@ -120,6 +121,10 @@ test('a user without campaigns:update sees a campaign but cannot change or launc
   await expect(page.getByRole('button', { name: 'Launch now' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Launch now' })).toHaveAttribute('title', /campaigns:launch/);
   await expect(page.getByRole('button', { name: 'Duplicate' })).toBeDisabled();
+  await page.getByRole('link', { name: 'Content', exact: true }).click();
+  await expect(page.getByLabel('HTML body')).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Save' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Send a test' })).toBeDisabled();
 
   const token = JSON.parse(await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string } }).sessionStorage.getItem('herald.session'))).token as string;
   const refused = await call('PUT', `/campaigns/${campaign.id}`, { name: 'Changed' }, { 'X-Auth-Token': token });
