@@ -5,6 +5,7 @@
 // campaign but whose controls are disabled (the API refusing too).
 import { expect } from '@playwright/test';
 import type { Browser, Page } from 'playwright-core';
+import { addDays, format } from 'date-fns';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
 
@@ -130,6 +131,34 @@ test('a user without campaigns:update sees a campaign but cannot change or launc
   const refused = await call('PUT', `/campaigns/${campaign.id}`, { name: 'Changed' }, { 'X-Auth-Token': token });
   expect(refused.status).toBe(403);
   expect((await call('GET', `/campaigns/${campaign.id}`)).body.data.name).toBe('Read only');
+  expect(problems).toEqual([]);
+  await close();
+});
+
+test('schedule a draft for tomorrow, take it back to draft, and duplicate it', async () => {
+  const list = (await call('POST', '/lists', { name: 'Tomorrow readers' })).body.data;
+  await call('POST', `/lists/${list.id}/contacts`, { email: 'tomorrow@example.net' });
+  const campaign = (await call('POST', '/campaigns', { name: 'Tomorrow', include: { lists: [list.id] } })).body.data;
+  const content = (await call('POST', `/campaigns/${campaign.id}/contents`, { subject: 'Soon', from: 'news@example.com', fromName: 'News' })).body.data;
+  const html = await fetch(`${herald.baseUrl}/v2/${account}/campaigns/${campaign.id}/contents/${content.id}.html`, {
+    method: 'PUT', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'text/html' }, body: '<p>Tomorrow</p>',
+  });
+  expect(html.status).toBe(200);
+  const user = await consoleUser(herald.services.store, account);
+  const { page, problems, close } = await newConsolePage(browser);
+  page.on('dialog', (dialog) => void dialog.accept());
+  await signIn(page, herald.baseUrl, user.email, user.password, `/console/campaigns/${campaign.id}`);
+  const tomorrow = addDays(new Date(), 1);
+  await page.getByLabel('Send at (your time)').fill(format(tomorrow, "yyyy-MM-dd'T'HH:mm"));
+  await page.getByRole('button', { name: 'Schedule' }).click();
+  await expect(page.locator('.campaign-state').first()).toHaveText('scheduled');
+  const scheduled = (await call('GET', `/campaigns/${campaign.id}`)).body.data;
+  expect(scheduled).toMatchObject({ state: 'SCHEDULED', launchDate: expect.stringMatching(new RegExp(`^${tomorrow.toISOString().slice(0, 15)}`)) });
+  await page.getByRole('button', { name: 'Unschedule (back to draft)' }).click();
+  await expect(page.locator('.campaign-state').first()).toHaveText('draft');
+  await page.getByRole('button', { name: 'Duplicate' }).click();
+  await expect(page.getByRole('heading', { name: 'Tomorrow (copy)', level: 1 })).toBeVisible();
+  expect(page.url()).not.toMatch(new RegExp(`/campaigns/${campaign.id}$`));
   expect(problems).toEqual([]);
   await close();
 });
