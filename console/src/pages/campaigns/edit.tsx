@@ -11,7 +11,7 @@ import { CampaignActions } from './actions';
 import { CampaignForm } from './campaign-form';
 import { StateBadge } from './state-badge';
 import { ValidationPanel } from './validation';
-import { campaignPath, LAUNCHED, type Campaign } from './types';
+import { campaignPath, isSending, LAUNCHED, type Campaign } from './types';
 
 export function NewCampaign() {
   const { route } = useLocation();
@@ -29,7 +29,9 @@ export function CampaignPage({ id }: { id: string }) {
   const { route } = useLocation();
   const { data: campaign, error, loading, reload } = useApi<Campaign>(accountPath(`/campaigns/${encodeURIComponent(id)}`));
   // While a launch is under way its state and counts move: read them again every few seconds.
-  usePolling(Boolean(campaign && LAUNCHED.includes(campaign.state)), 2000, reload);
+  usePolling(Boolean(campaign && isSending(campaign)), 2000, reload);
+  // A launch due later: read now and then, so the page sees it begin.
+  usePolling(Boolean(campaign && LAUNCHED.includes(campaign.state) && !isSending(campaign)), 30000, reload);
   const locked = !campaign ? undefined
     : campaign.state !== 'DRAFT' ? `A ${campaign.state.toLowerCase()} campaign cannot change: duplicate it to send a changed copy.`
       : !can('campaigns:update') ? 'You lack the campaigns:update permission: you can read this campaign but not change it.' : undefined;

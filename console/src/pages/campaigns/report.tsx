@@ -11,7 +11,7 @@ import { Loading, Page, Section } from '../../components/page';
 import { Table } from '../../components/table';
 import { LineChart } from '../../components/chart';
 import { StateBadge } from './state-badge';
-import { campaignPath, LAUNCHED, type Campaign } from './types';
+import { campaignPath, isSending, type Campaign } from './types';
 
 interface Bucket { time: string; sent: number; opened: number; clicked: number; openedT: number; clickedT: number }
 interface Report {
@@ -33,7 +33,7 @@ const TILES: Array<[string, string, string?]> = [
 export function CampaignReportPage({ id }: { id: string }) {
   const campaign = useApi<Campaign>(accountPath(`/campaigns/${encodeURIComponent(id)}`));
   const report = useApi<Report>(accountPath(`/campaigns/${encodeURIComponent(id)}/report`));
-  const sending = Boolean(campaign.data && LAUNCHED.includes(campaign.data.state));
+  const sending = Boolean(campaign.data && isSending(campaign.data));
   usePolling(sending, 2000, campaign.reload);
   usePolling(sending, 2000, report.reload);
   // The sending's end: the report read once more, so its last figures are not those of a tick before.

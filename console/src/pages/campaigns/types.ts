@@ -1,3 +1,5 @@
+import { isPast, parseISO } from 'date-fns';
+
 // The campaign records the console reads, as the account API answers them (api/account/campaign-views.ts).
 
 export type CampaignState = 'DRAFT' | 'SCHEDULED' | 'PENDING_APPROVAL' | 'SENDING' | 'SENT' | 'CANCELLED';
@@ -38,3 +40,9 @@ export const campaignPath = (id: number | string, rest = '') => `/campaigns/${id
 
 /** States in which a launch is under way (pause, resume, cancel apply). */
 export const LAUNCHED: CampaignState[] = ['SCHEDULED', 'PENDING_APPROVAL', 'SENDING'];
+
+/** Whether the campaign is being sent, or is due to be (a launch date passed or none): its figures are moving. */
+export function isSending(campaign: Pick<CampaignSummary, 'state' | 'launchDate'>): boolean {
+  if (campaign.state === 'SENDING') return true;
+  return LAUNCHED.includes(campaign.state) && (!campaign.launchDate || isPast(parseISO(campaign.launchDate)));
+}
