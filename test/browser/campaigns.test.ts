@@ -70,6 +70,11 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   await expect(page.getByText('Subject as received: Our spring sale')).toBeVisible();
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Saved: the MJML compiled.')).toBeVisible();
+  // Reopened, it is MJML again (its source, not the HTML it compiled to).
+  await page.reload();
+  await expect(page.getByLabel('Format')).toHaveValue('mjml');
+  await expect(page.getByLabel('MJML body')).toHaveValue(/^<mjml><mj-head>/);
+  await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible();
   await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
   await screenshot(page, 'campaign-content');
 

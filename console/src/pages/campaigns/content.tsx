@@ -60,8 +60,15 @@ function ContentEditor({ campaign, content }: { campaign: Campaign; content: Cam
   const [saved, setSaved] = useState<string | null>(null);
 
   useEffect(() => {
-    Promise.all([getText(`${base}.html`), getText(`${base}.txt`)]).then(
-      ([html, plain]) => { setLoaded({ body: html, text: plain }); setBody(html); setText(plain); },
+    // An MJML body reopens as its MJML source (…/.mjml); an HTML one as its HTML.
+    Promise.all([getText(`${base}.mjml`), getText(`${base}.html`), getText(`${base}.txt`)]).then(
+      ([mjml, html, plain]) => {
+        const source = mjml || html;
+        if (mjml) setFormat('mjml');
+        setLoaded({ body: source, text: plain });
+        setBody(source);
+        setText(plain);
+      },
       (caught) => setLoadError(messageOf(caught)),
     );
   }, [base]);
@@ -105,9 +112,6 @@ function ContentEditor({ campaign, content }: { campaign: Campaign; content: Cam
           {dirty && <span class="muted">Unsaved changes</span>}
           {saved && !dirty && <span class="ok" role="status">{saved}</span>}
         </div>
-        {loaded.body !== '' && !isMjml(body) && format === 'html' && (
-          <p class="hint">A saved MJML body is kept as the HTML it compiled to; paste MJML again (it begins with &lt;mjml&gt;) to edit it as MJML.</p>
-        )}
       </Section>
       <Section title="Preview">
         <LivePreview base={base} format={format} body={body} text={textChanged ? text : undefined} />
