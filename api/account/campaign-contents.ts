@@ -99,6 +99,13 @@ export function campaignContentBodyRouter(store: Store): Router {
     reply(ctx, { data: { ...contentView(updated), mjml: updated.mjml !== undefined } });
   });
 
+  // The MJML source an MJML body was compiled from (an editor's way back to it), as plain text.
+  router.get(path('mjml'), requirePermission('campaigns:list'), async (ctx) => {
+    const { content } = await loadContent(store, ctx);
+    if (content.mjml === undefined) throw errors.notFound('The content\'s body is not MJML');
+    sendDocument(ctx, 'text/plain', content.mjml);
+  });
+
   // The text part set, or else the text derived from the HTML.
   router.get(path('txt'), requirePermission('campaigns:list'), async (ctx) => {
     const { content } = await loadContent(store, ctx);
@@ -151,6 +158,11 @@ export const campaignContentOperations = accountResource('Campaigns', [
       + `compiled once, here (an error is 400 VALIDATION_ERROR naming its line), and kept beside the HTML it gave. An empty body clears it. ${draftOnly}`,
     permissions: ['campaigns:update'], rawBody: { mediaType: 'text/html', description: 'The HTML (or MJML) body.' }, status: 200,
     response: 'The content record, with `mjml` telling whether the body was MJML',
+  },
+  {
+    method: 'get', path: '/v2/{account}/campaigns/{id}/contents/{contentId}.mjml', id: 'getCampaignContentMjml', summary: 'The MJML source of the body',
+    description: 'The MJML an MJML body was compiled from, as text/plain; 404 when the body is HTML or not set.',
+    permissions: ['campaigns:list'], status: 200, response: 'The MJML', responseMediaType: 'text/plain', responseSchema: { type: 'string' },
   },
   {
     method: 'get', path: '/v2/{account}/campaigns/{id}/contents/{contentId}.txt', id: 'getCampaignContentText', summary: 'The text body',

@@ -144,6 +144,11 @@ describe('content bodies', () => {
     expect([bad.status, bad.body.error.type]).toEqual([400, 'VALIDATION_ERROR']);
     expect(bad.body.error.validationErrors.body).toMatch(/line 3/);
     expect((await raw('GET', html)).text).toBe(compiled); // nothing changed
+    // The source is kept and served back (as text); an HTML body has none.
+    const source = await raw('GET', `${base()}/${campaign.id}/contents/${content.id}.mjml`);
+    expect([source.status, source.text, source.headers.get('content-type')]).toEqual([200, mjml, 'text/plain; charset=utf-8']);
+    await raw('PUT', html, '<p>Plain HTML</p>');
+    expect((await raw('GET', `${base()}/${campaign.id}/contents/${content.id}.mjml`)).status).toBe(404);
   });
 
   it('sets a text part from text/plain; without one, .txt gives the text of the HTML', async () => {
