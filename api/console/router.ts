@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { errors } from '../../core/shared/errors';
+import type { OperationSpec } from '../openapi/operation';
 import type { ConsoleAssets } from './assets';
 
 export interface ConsoleSettings {
@@ -13,12 +14,13 @@ export interface ConsoleSettings {
  * What the console's pages may do. Scripts, styles and connections only from Herald itself; no
  * inline script. Inline styles are allowed because the sandboxed preview of a rendered message
  * (an iframe with srcdoc, which inherits this policy) is email HTML, styled inline by nature;
- * the console's own code sets no inline style attribute from data. Images from anywhere: a
- * message's own images in that preview.
+ * the console's own code sets no inline style attribute from data. Images, stylesheets and fonts
+ * from https: for the same reason: a message's own images and web fonts (MJML's default font is a
+ * Google Fonts stylesheet), so the preview looks as the recipient will see it.
  */
 export const CONSOLE_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: https: http:",
-  "connect-src 'self'", "font-src 'self'", "frame-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline' https:", "img-src 'self' data: https: http:",
+  "connect-src 'self'", "font-src 'self' https: data:", "frame-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
 const YEAR_SECONDS = 365 * 24 * 3600;
@@ -64,3 +66,23 @@ export function consoleRouter(assets: ConsoleAssets, settings: ConsoleSettings):
   router.get('/*path', serve);
   return router;
 }
+
+const html = (what: string) => ({ type: 'string', contentMediaType: 'text/html', description: `${what} (\`text/html\`), not JSON.` });
+
+export const consoleOperations: OperationSpec[] = [
+  {
+    method: 'get', path: '/console', id: 'console', tag: 'Console', auth: 'none', summary: 'The web console',
+    description: 'The console\'s one HTML page (its pages are routed in the browser); it signs in with `POST /v2/login` and calls this API '
+      + 'with the session token in `X-Auth-Token`. Served with a strict Content-Security-Policy, never cached. 503 when the console is not built.',
+    status: 200, response: 'The page', responseSchema: html('The console'), responseMediaType: 'text/html', errors: [503],
+  },
+  {
+    method: 'get', path: '/console/{path}', id: 'consolePage', tag: 'Console', auth: 'none', summary: 'A console address (the same page)',
+    status: 200, response: 'The page', responseSchema: html('The console'), responseMediaType: 'text/html', errors: [503],
+  },
+  {
+    method: 'get', path: '/console/assets/{name}', id: 'consoleAsset', tag: 'Console', auth: 'none', summary: 'A built script or stylesheet of the console',
+    description: 'Names carry a hash of their content: cached for a year (`immutable`).',
+    status: 200, response: 'The file', responseSchema: { type: 'string' }, responseMediaType: 'text/javascript', errors: [404],
+  },
+];

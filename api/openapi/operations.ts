@@ -24,6 +24,7 @@ import { taskOperations } from '../account/tasks';
 import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
 import { webhookOperations } from '../account/webhooks';
+import { consoleOperations } from '../console/router';
 import { healthOperations } from '../health';
 import { metricsOperations } from '../metrics';
 import { optinOperations } from '../optin/router';
@@ -37,6 +38,7 @@ export const operations: OperationSpec[] = [
   ...healthOperations,
   ...metricsOperations,
   ...openapiOperations,
+  ...consoleOperations,
   ...sendOperations,
   ...loginOperations,
   ...accountInfoOperations,

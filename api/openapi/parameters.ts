@@ -23,6 +23,8 @@ const PATH_PARAMETERS: Record<string, { schema: object; description: string }> =
   token: { schema: { type: 'string' }, description: 'The signed token of a tracking link, as the message carries it.' },
   network: { schema: { type: 'string', enum: [...SHARE_NETWORKS] }, description: 'The social network to share on.' },
   credentialA: { schema: { type: 'string' }, description: 'The first part of the trigger address\'s credential (8 hex digits), as `trigger_url` gives it.' },
+  path: { schema: { type: 'string' }, description: 'Any address below /console: the console routes it in the browser.' },
+  name: { schema: { type: 'string' }, description: 'A built file\'s name, as the console\'s page names it.' },
   credentialB: { schema: { type: 'string' }, description: 'The second part of the trigger address\'s credential (8 hex digits), as `trigger_url` gives it.' },
 };
 

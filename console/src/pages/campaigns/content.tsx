@@ -15,8 +15,8 @@ import { campaignPath, type Campaign, type CampaignContent } from './types';
 type Format = 'html' | 'mjml';
 interface Preview { subject: string; html: string; text: string; contact?: { email: string; sample: boolean } }
 
-// A web-safe font: MJML's default (Ubuntu) pulls a Google Fonts stylesheet, which the console's
-// Content-Security-Policy keeps out of the preview (a recipient's client would load it).
+// A web-safe font: MJML's default (Ubuntu) pulls a Google Fonts stylesheet, which many mail
+// clients do not load.
 const MJML_START = `<mjml>
   <mj-head>
     <mj-attributes><mj-all font-family="Helvetica, Arial, sans-serif" /></mj-attributes>
@@ -147,7 +147,6 @@ function LivePreview({ base, format, body, text }: { base: string; format: Forma
           <p>Subject as received: <strong>{preview.subject}</strong></p>
           {preview.contact && <p class="muted">For {preview.contact.email}{preview.contact.sample ? ' (a sample contact)' : ''}</p>}
           <iframe class="preview" sandbox="" srcdoc={preview.html} title="Preview of the message" />
-          <p class="hint">External stylesheets (web fonts) are not loaded here; images are.</p>
           <details>
             <summary>Text part</summary>
             <pre class="text-part">{preview.text}</pre>
