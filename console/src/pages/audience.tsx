@@ -1,5 +1,5 @@
 // The audience section: contacts (search, a contact's page, create, import, export), lists,
-// interests and custom fields. The specific /contacts/… paths come before /contacts/:ref.
+// interests and custom fields. The specific /contacts/… paths come before /contacts/:contact (not :ref, which Preact takes for a ref prop).
 import type { ConsoleRoute } from '../routes';
 import { Contacts } from './audience/contacts';
 import { ContactPage } from './audience/contact';
@@ -13,7 +13,7 @@ export const audienceRoutes: ConsoleRoute[] = [
   { path: '/contacts', component: Contacts },
   { path: '/contacts/new', component: NewContact },
   { path: '/contacts/import', component: ImportContacts },
-  { path: '/contacts/:ref', component: ContactPage },
+  { path: '/contacts/:contact', component: ContactPage },
   { path: '/lists', component: Lists },
   { path: '/interests', component: Interests },
   { path: '/fields', component: Fields },

@@ -20,7 +20,7 @@ import './audience.css';
 export function ContactPage() {
   const { params } = useRoute();
   const { route } = useLocation();
-  const loaded = useApi<Contact>(accountPath(`/contacts/${encodeURIComponent(params.ref)}`));
+  const loaded = useApi<Contact>(accountPath(`/contacts/${encodeURIComponent(params.contact)}`));
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState(false);
   const contact = loaded.data;
