@@ -51,7 +51,7 @@ export function Contacts() {
       </>
     )}>
       <form class="filters" role="search" aria-label="Search contacts" onSubmit={(e) => { e.preventDefault(); set({ q, domain }); }}>
-        <TextField label="Email contains" type="search" value={q} onInput={setQ} hint="* matches anything" />
+        <TextField label="Email contains" type="search" value={q} onInput={setQ} placeholder="part of it; * matches anything" />
         <TextField label="Domain" value={domain} onInput={setDomain} placeholder="example.com" />
         <SelectField label="State" value={search.state} onChange={(state) => set({ state })} options={STATES} />
         <SelectField label="List" value={search.list} onChange={(list) => set({ list })}
@@ -72,7 +72,7 @@ export function Contacts() {
       <Loading loading={page.loading} error={page.error}>
         {page.data && (
           <>
-            <p class="muted" aria-live="polite">{count(paging?.total ?? page.data.length)} contacts{page.loading ? ' · updating…' : ''}</p>
+            <p class="muted" aria-live="polite">{count(paging?.total ?? page.data.length)} {(paging?.total ?? page.data.length) === 1 ? 'contact' : 'contacts'}{page.loading ? ' · updating…' : ''}</p>
             <Table caption="Contacts" rows={page.data} rowKey={(c) => c.id} empty="No contact matches."
               columns={[
                 { label: 'Email', cell: (c) => <a href={to(`/contacts/${c.id}`)}>{c.email}</a> },
