@@ -6,12 +6,13 @@ import type { FieldRecord, InterestRecord, ListRecord } from './types';
 
 const ALL = { limit: 1000, sortby: 'name' };
 
-export function useAllLists() {
-  return useApi<ListRecord[]>(accountPath('/lists'), ALL);
+/** `wait`: not yet (the contacts page asks once its rows are in: a list page counts its members, which reads every contact). */
+export function useAllLists(wait = false) {
+  return useApi<ListRecord[]>(wait ? null : accountPath('/lists'), ALL);
 }
 
-export function useAllInterests() {
-  return useApi<InterestRecord[]>(accountPath('/interests'), ALL);
+export function useAllInterests(wait = false) {
+  return useApi<InterestRecord[]>(wait ? null : accountPath('/interests'), ALL);
 }
 
 export function useAllFields() {

@@ -31,9 +31,11 @@ export function Contacts() {
   const [q, setQ] = useState(search.q);
   const [domain, setDomain] = useState(search.domain);
   useEffect(() => { setQ(search.q); setDomain(search.domain); }, [search.q, search.domain]);
-  const lists = useAllLists();
-  const interests = useAllInterests();
   const page = useApi<ContactRow[]>(accountPath('/contacts'), apiQuery(search));
+  // The filters' choices after the first rows: the rows come first, with the store to themselves.
+  const rowsShown = page.data !== undefined || page.error !== undefined;
+  const lists = useAllLists(!rowsShown);
+  const interests = useAllInterests(!rowsShown);
   const paging = page.envelope?.paging;
   const exportBody = {
     ...(search.list ? { listId: search.list } : {}),
