@@ -6,9 +6,10 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { createAccount } from '../core/accounts/accounts';
 import { planUpsert } from '../core/contacts/changes';
-import { connectStore, type ContactDoc, type Store } from '../adapters/store/store';
+import { connectStore, type Store } from '../adapters/store/store';
 import { startEmbeddedStore } from '../infra/store';
 import { startApiThread } from './api-thread';
+import { fillContacts } from './contacts-fill';
 import { percentile, perSecond, round } from './stats';
 import { log, runPool, Teardown } from './support';
 
@@ -105,21 +106,7 @@ export async function runContactsApi(): Promise<Record<string, unknown>> {
     const storeUpsertsPerS = round((before.per_s + after.per_s) / 2);
 
     log(`contacts-api: filling the account to ${BIG_ACCOUNT} contacts (insertMany)`);
-    const now = new Date();
-    const firstId = ((await store.counters.findOne({ _id: `${account}:contacts` }))?.seq ?? 0) + 1;
-    for (let from = UPSERTS; from < BIG_ACCOUNT; from += 1000) {
-      const batch: ContactDoc[] = [];
-      for (let i = from; i < Math.min(from + 1000, BIG_ACCOUNT); i++) {
-        batch.push({
-          _id: `${account}:${firstId + i}`, account, id: firstId + i, email: `person${i}@${i % 10 === 0 ? 'example.org' : 'example.com'}`,
-          firstName: `P${i}`, lastName: '', gender: '', language: '', preferredFormat: 'HTML', source: 'IMPORTED_CSV',
-          state: i % 7 === 0 ? 'UNSUBSCRIBED' : 'ACTIVE', quality: (i % 100) / 100, lists: [i % 3 === 0 ? 2 : 1], interests: [],
-          customFields: {}, created: now, lastModified: now, lastMailed: null, lastAction: null, inactivated: null,
-        });
-      }
-      await store.contacts.insertMany(batch, { ordered: false });
-    }
-    await store.counters.updateOne({ _id: `${account}:contacts` }, { $set: { seq: firstId + BIG_ACCOUNT } });
+    await fillContacts(store, account, UPSERTS, BIG_ACCOUNT);
 
     const page = async (query: string) => {
       const times: number[] = [];

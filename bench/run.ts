@@ -3,6 +3,7 @@
 import { quietTemporalRuntime } from '../adapters/temporal/runtime';
 import { runCampaignMessage } from './campaign-message';
 import { runCampaignSend } from './campaign-send';
+import { runConsoleContacts } from './console-contacts';
 import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
@@ -33,6 +34,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'store-rates': () => runStoreRates(),
   // The account API: contact upserts over HTTP beside the store's own upserts, pages of 100k contacts.
   'contacts-api': () => runContactsApi(),
+  // The console's contacts page with 100k contacts: the API call it makes for its first page, and its rows on screen in Chromium.
+  'console-contacts': () => runConsoleContacts(),
   // A 100k-row contacts import end to end over HTTP, beside the store's own bulk insert rate.
   'contacts-import': () => runContactsImport(),
   // The substitution language: renders/s of a 20 KB HTML with 10 substitutions, on one core.

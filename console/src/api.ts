@@ -53,8 +53,8 @@ export interface RequestOptions {
   method?: string;
   body?: unknown;
   query?: Query;
-  /** A raw body (a CSV file) with its content type, instead of JSON. */
-  raw?: { body: BodyInit; contentType: string };
+  /** A raw body (a CSV file) with its content type, instead of JSON; no type for FormData (the browser sets it, with the boundary). */
+  raw?: { body: BodyInit; contentType?: string };
 }
 
 /** Calls the API; resolves to the envelope, or throws an ApiError with the API's message. */
@@ -64,7 +64,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (token) headers['X-Auth-Token'] = token;
   let body: BodyInit | undefined;
   if (options.raw) {
-    headers['Content-Type'] = options.raw.contentType;
+    if (options.raw.contentType) headers['Content-Type'] = options.raw.contentType;
     body = options.raw.body;
   } else if (options.body !== undefined) {
     headers['Content-Type'] = 'application/json';

@@ -1,0 +1,81 @@
+// /fields: the contact fields, built-in (not changeable) and custom; create, rename, delete.
+import { useState } from 'preact/hooks';
+import { accountPath, api } from '../../api';
+import { useApi } from '../../hooks';
+import { can } from '../../session';
+import { ActionButton, SubmitButton } from '../../components/buttons';
+import { ErrorText, Form, SelectField, TextField, useSubmit } from '../../components/forms';
+import { Loading, Page, Section } from '../../components/page';
+import { OffsetPager, Table } from '../../components/table';
+import { Rename } from './rename';
+import type { FieldRecord } from './types';
+import './audience.css';
+
+const LIMIT = 50;
+const FORMATS = [{ value: 'TEXT', label: 'Text' }, { value: 'INT', label: 'Whole number' }, { value: 'DATE', label: 'Date' }];
+
+export function Fields() {
+  const [offset, setOffset] = useState(0);
+  const fields = useApi<FieldRecord[]>(accountPath('/fields'), { limit: LIMIT, offset });
+  const paging = fields.envelope?.paging;
+  return (
+    <Page title="Custom fields">
+      <CreateField onCreated={fields.reload} />
+      <Loading loading={fields.loading} error={fields.error}>
+        {fields.data && (
+          <>
+            <Table caption="Contact fields" rows={fields.data} rowKey={(f) => f.id}
+              columns={[
+                { label: 'Id', numeric: true, cell: (f) => f.id },
+                { label: 'Name', cell: (f) => f.name },
+                { label: 'Tag', cell: (f) => <code>{f.tag}</code> },
+                { label: 'Format', cell: (f) => f.format },
+                { label: 'Kind', cell: (f) => (f.custom ? 'Custom' : <span class="muted">Built-in</span>) },
+                {
+                  label: 'Actions', cell: (f) => (!f.custom ? <span class="muted">Not changeable</span> : (
+                    <div class="row-actions">
+                      <Rename name={f.name} disabled={!can('fields:update')} why="Renaming needs the permission fields:update"
+                        onRename={async (name) => { await api.put(accountPath(`/fields/${f.id}`), { name }); fields.reload(); }} />
+                      <ActionButton kind="danger" disabled={!can('fields:delete')} why="Deleting needs the permission fields:delete"
+                        confirm={`Delete the field ${f.name}? Its value is removed from every contact.`}
+                        onAction={async () => { await api.delete(accountPath(`/fields/${f.id}`)); fields.reload(); }}>
+                        Delete
+                      </ActionButton>
+                    </div>
+                  )),
+                },
+              ]} />
+            {paging && <OffsetPager offset={offset} limit={LIMIT} total={paging.total} onOffset={setOffset} />}
+          </>
+        )}
+      </Loading>
+    </Page>
+  );
+}
+
+function CreateField({ onCreated }: { onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [tag, setTag] = useState('');
+  const [format, setFormat] = useState('TEXT');
+  const submit = useSubmit();
+  const allowed = can('fields:create');
+  return (
+    <Section title="New custom field">
+      <Form label="New custom field" onSubmit={() => void submit.run(async () => {
+        await api.post(accountPath('/fields'), { name: name.trim(), format, ...(tag.trim() ? { tag: tag.trim() } : {}) });
+        setName('');
+        setTag('');
+        onCreated();
+      })}>
+        <div class="form-grid">
+          <TextField label="Field name" value={name} onInput={setName} error={submit.fields.name} maxLength={100} disabled={!allowed} />
+          <TextField label="Tag" value={tag} onInput={setTag} error={submit.fields.tag} hint="Letters, digits and _; by default the name upper-cased" disabled={!allowed} />
+          <SelectField label="Format" value={format} onChange={setFormat} options={FORMATS} error={submit.fields.format} disabled={!allowed} />
+        </div>
+        {!allowed && <p class="muted">Creating fields needs the permission fields:create.</p>}
+        <ErrorText error={Object.keys(submit.fields).length ? null : submit.error} />
+        <SubmitButton busy={submit.busy} disabled={!allowed}>Create field</SubmitButton>
+      </Form>
+    </Section>
+  );
+}
