@@ -86,7 +86,9 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (!response.ok || json.success === false) {
     const error = json.error ?? {};
     const message = error.userMessage ?? error.message ?? `The request failed (HTTP ${response.status}).`;
-    if (response.status === 401 && token && !path.endsWith('/login')) {
+    // The first call to find the session ended sends the person to sign in; calls answered
+    // after it (the session is already cleared) must not redirect again from the sign-in page.
+    if (response.status === 401 && token && session()?.token === token && !path.endsWith('/login')) {
       setSession(null);
       onExpired(location.pathname + location.search);
     }
