@@ -89,7 +89,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     // The first call to find the session ended sends the person to sign in; calls answered
     // after it (the session is already cleared) must not redirect again from the sign-in page.
     if (response.status === 401 && token && session()?.token === token && !path.endsWith('/login')) {
-      setSession(null);
+      setSession(null, 'expired');
       onExpired(location.pathname + location.search);
     }
     throw new ApiError(response.status, error.type ?? 'ERROR', message, error.validationErrors ?? {}, error.data);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Router, Route, useLocation } from 'preact-iso';
 import { accountPath, api, handleExpiredSession } from './api';
-import { onSessionChange, session, setSession } from './session';
+import { onSessionChange, session, sessionEnded, setSession } from './session';
 import { Nav } from './nav';
 import { type ConsoleRoute, to } from './routes';
 import { SignIn } from './pages/signin';
@@ -32,7 +32,9 @@ function Shell() {
     handleExpiredSession((next) => location.route(`${to('/signin')}?expired=1&next=${encodeURIComponent(next)}`, true));
   }, [location]);
   useEffect(() => {
-    if (!current && !onSignIn) location.route(`${to('/signin')}?next=${encodeURIComponent(location.url)}`, true);
+    // However the session ended (a refused call, another tab's sign-out), where the person was is kept.
+    const expired = sessionEnded() === 'expired' ? 'expired=1&' : '';
+    if (!current && !onSignIn) location.route(`${to('/signin')}?${expired}next=${encodeURIComponent(location.url)}`, true);
   }, [current, onSignIn]); // location: read when either changes
   // A page change moves focus to its heading, so keyboard and screen-reader users start there
   // (not on the first load: the browser starts at the top anyway, and sign-in focuses its field).
@@ -72,7 +74,7 @@ async function signOut(route: (url: string) => void) {
   } catch {
     // already ended on the server (expired): signing out here is all that is left
   }
-  setSession(null);
+  setSession(null, 'signed-out');
   route(`${to('/signin')}?signedout=1`);
 }
 

@@ -26,8 +26,16 @@ export function session(): Session | null {
   return current;
 }
 
-export function setSession(next: Session | null): void {
+/** Why the last session ended: 'expired' when the API refused it (the sign-in page says so). */
+let ended: 'expired' | 'signed-out' | null = null;
+
+export function sessionEnded(): 'expired' | 'signed-out' | null {
+  return ended;
+}
+
+export function setSession(next: Session | null, why: 'expired' | 'signed-out' | null = null): void {
   current = next;
+  ended = next ? null : why;
   if (next) sessionStorage.setItem(KEY, JSON.stringify(next));
   else sessionStorage.removeItem(KEY);
   for (const listener of listeners) listener();

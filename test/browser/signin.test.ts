@@ -129,6 +129,7 @@ test('a session that ended sends the person to sign in, and back to where they w
   const { page, problems, close } = await newConsolePage(browser);
   await signIn(page, herald.baseUrl, user.email, user.password);
   await page.goto(`${herald.baseUrl}/console/lists?q=news`);
+  await page.waitForLoadState('networkidle'); // the page's own calls are answered while the session lives
   // The session ends on the server (an hour without use does the same).
   await herald.services.store.sessions.deleteMany({ account });
   await page.reload();
