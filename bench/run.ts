@@ -4,6 +4,7 @@ import { quietTemporalRuntime } from '../adapters/temporal/runtime';
 import { runCampaignMessage } from './campaign-message';
 import { runCampaignSend } from './campaign-send';
 import { runConsoleContacts } from './console-contacts';
+import { runConsoleReports } from './console-reports';
 import { runContactsApi } from './contacts-api';
 import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
@@ -36,6 +37,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'contacts-api': () => runContactsApi(),
   // The console's contacts page with 100k contacts: the API call it makes for its first page, and its rows on screen in Chromium.
   'console-contacts': () => runConsoleContacts(),
+  // The console's overview and campaign report: GET /stats/daily over 100k events, a 100k-recipient campaign's …/report and …/metrics.
+  'console-reports': () => runConsoleReports(),
   // A 100k-row contacts import end to end over HTTP, beside the store's own bulk insert rate.
   'contacts-import': () => runContactsImport(),
   // The substitution language: renders/s of a 20 KB HTML with 10 substitutions, on one core.

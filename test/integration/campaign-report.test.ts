@@ -1,7 +1,7 @@
 // GET /v2/{account}/campaigns/{id}/report on stored events: the metrics as GET …/metrics has
 // them, the timeline's buckets (hourly for 72 hours from the first send, daily after, first opens
 // and clicks adding up to the metrics), top links with unique clicks, the latest bounces and
-// unsubscribes; a draft's empty report; and its time on a 100,000-recipient campaign.
+// unsubscribes; a draft's empty report. Its time on a 100,000-recipient campaign: bench/console-reports.ts.
 import type { NewAccount } from '../../core/accounts/accounts';
 import { campaignBatchId, campaignMailId } from '../../core/campaigns/model';
 import { buildEvent, type EventSubject, type TrackType } from '../../core/tracking/events';

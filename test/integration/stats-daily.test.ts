@@ -2,7 +2,7 @@
 // links, one unsubscribed through its page, one refused by the relay, one dropped as suppressed)
 // counted today; older days from stored events (a send bounced by a later report, a complaint);
 // every day of the range present; another account's mail never counted; bad ranges refused with
-// the error envelope; and the time of a 30-day answer for an account with 100,000 events.
+// the error envelope. Its time for an account with 100,000 events: bench/console-reports.ts.
 import type { NewAccount } from '../../core/accounts/accounts';
 import { buildEvent, recordEvents, type EventSubject, type TrackType } from '../../core/tracking/events';
 import type { EventDoc } from '../../adapters/store/store';

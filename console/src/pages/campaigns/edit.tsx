@@ -1,8 +1,9 @@
 // A new campaign, and a campaign's own page: where it stands, what can be done to it, its
 // validation and its settings (editable while a DRAFT, by a user with campaigns:update).
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { accountPath } from '../../api';
-import { useApi, usePolling } from '../../hooks';
+import { useApi } from '../../hooks';
 import { count, dateTime } from '../../format';
 import { to } from '../../routes';
 import { can } from '../../session';
@@ -27,11 +28,13 @@ export function NewCampaign() {
 
 export function CampaignPage({ id }: { id: string }) {
   const { route } = useLocation();
-  const { data: campaign, error, loading, reload } = useApi<Campaign>(accountPath(`/campaigns/${encodeURIComponent(id)}`));
-  // While a launch is under way its state and counts move: read them again every few seconds.
-  usePolling(Boolean(campaign && isSending(campaign)), 2000, reload);
-  // A launch due later: read now and then, so the page sees it begin.
-  usePolling(Boolean(campaign && LAUNCHED.includes(campaign.state) && !isSending(campaign)), 30000, reload);
+  // While a launch is under way its state and counts move: read again every few seconds; a launch
+  // due later, now and then, so the page sees it begin.
+  const [refreshMs, setRefreshMs] = useState(0);
+  const { data: campaign, error, loading, reload } = useApi<Campaign>(accountPath(`/campaigns/${encodeURIComponent(id)}`), {}, refreshMs);
+  useEffect(() => {
+    setRefreshMs(!campaign ? 0 : isSending(campaign) ? 2000 : LAUNCHED.includes(campaign.state) ? 30000 : 0);
+  }, [campaign]);
   const locked = !campaign ? undefined
     : campaign.state !== 'DRAFT' ? `A ${campaign.state.toLowerCase()} campaign cannot change: duplicate it to send a changed copy.`
       : !can('campaigns:update') ? 'You lack the campaigns:update permission: you can read this campaign but not change it.' : undefined;

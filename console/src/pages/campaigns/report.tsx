@@ -1,10 +1,10 @@
 // A campaign's report (GET …/report): the figures of …/metrics as tiles, opens and clicks over
 // time (chart and table), the most clicked links, the latest bounces and unsubscriptions. Read
 // again every few seconds while the campaign is being sent, so the counts grow as it goes.
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { parseISO } from 'date-fns';
 import { accountPath } from '../../api';
-import { useApi, usePolling } from '../../hooks';
+import { useApi } from '../../hooks';
 import { count, dateTime, percent } from '../../format';
 import { to } from '../../routes';
 import { Loading, Page, Section } from '../../components/page';
@@ -31,17 +31,12 @@ const TILES: Array<[string, string, string?]> = [
 ];
 
 export function CampaignReportPage({ id }: { id: string }) {
-  const campaign = useApi<Campaign>(accountPath(`/campaigns/${encodeURIComponent(id)}`));
-  const report = useApi<Report>(accountPath(`/campaigns/${encodeURIComponent(id)}/report`));
-  const sending = Boolean(campaign.data && isSending(campaign.data));
-  usePolling(sending, 2000, campaign.reload);
-  usePolling(sending, 2000, report.reload);
-  // The sending's end: the report read once more, so its last figures are not those of a tick before.
-  const wasSending = useRef(false);
-  useEffect(() => {
-    if (wasSending.current && !sending) report.reload();
-    wasSending.current = sending;
-  }, [sending]);
+  // While it sends, both are read again every 2 s (or twice the time the report took, if longer);
+  // when it stops, once more, so the last figures are not those of a tick before.
+  const [sending, setSending] = useState(false);
+  const campaign = useApi<Campaign>(accountPath(`/campaigns/${encodeURIComponent(id)}`), {}, sending ? 2000 : 0);
+  const report = useApi<Report>(accountPath(`/campaigns/${encodeURIComponent(id)}/report`), {}, sending ? 2000 : 0);
+  useEffect(() => setSending(Boolean(campaign.data && isSending(campaign.data))), [campaign.data]);
   const c = campaign.data;
   return (
     <Page title={c ? `Report of ${c.name}` : 'Report'} actions={c && <a href={to(campaignPath(c.id))}>Back to the campaign</a>}>
