@@ -26,7 +26,7 @@ export function StatTiles({ stats }: { stats: DailyStats }) {
           <dt>{LABELS[name]}</dt>
           <dd>
             {count(stats.totals[name])}
-            {name !== 'sent' && <span class="rate"> · {percent(stats.rates[name])} {RATE_OF[name]}</span>}
+            {name !== 'sent' && <span class="rate"> {percent(stats.rates[name])} {RATE_OF[name]}</span>}
           </dd>
         </div>
       ))}
