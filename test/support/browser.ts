@@ -4,6 +4,7 @@
 // works in contexts of its own (separate storage, so separate sessions).
 import fs from 'node:fs';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
 import { findExecutable } from '../../infra/executables';
 import { createUser } from '../../core/accounts/users';
@@ -82,4 +83,13 @@ export async function consoleUser(store: Store, account: string, permissions?: s
   const password = `pw-${newId()}`;
   await createUser(store, account, { email, password, permissions });
   return { email, password };
+}
+
+/**
+ * The WCAG 2 A and AA rules axe-core checks on the page as it stands (labels, names, contrast,
+ * landmarks): the violations, as `rule: the first offending element` lines, for `toEqual([])`.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  return violations.map((v) => `${v.id}: ${v.nodes.length} element(s), e.g. ${v.nodes[0]?.target.join(' ')} (${v.help})`);
 }
