@@ -3,11 +3,11 @@ import { useState } from 'preact/hooks';
 import { accountPath, api } from '../../api';
 import { useApi } from '../../hooks';
 import { can } from '../../session';
-import { ActionButton, SubmitButton } from '../../components/buttons';
+import { SubmitButton } from '../../components/buttons';
 import { ErrorText, Form, SelectField, TextField, useSubmit } from '../../components/forms';
 import { Loading, Page, Section } from '../../components/page';
 import { OffsetPager, Table } from '../../components/table';
-import { Rename } from './rename';
+import { RowActions } from './row-actions';
 import type { FieldRecord } from './types';
 import './audience.css';
 
@@ -33,15 +33,8 @@ export function Fields() {
                 { label: 'Kind', cell: (f) => (f.custom ? 'Custom' : <span class="muted">Built-in</span>) },
                 {
                   label: 'Actions', cell: (f) => (!f.custom ? <span class="muted">Not changeable</span> : (
-                    <div class="row-actions">
-                      <Rename name={f.name} disabled={!can('fields:update')} why="Renaming needs the permission fields:update"
-                        onRename={async (name) => { await api.put(accountPath(`/fields/${f.id}`), { name }); fields.reload(); }} />
-                      <ActionButton kind="danger" disabled={!can('fields:delete')} why="Deleting needs the permission fields:delete"
-                        confirm={`Delete the field ${f.name}? Its value is removed from every contact.`}
-                        onAction={async () => { await api.delete(accountPath(`/fields/${f.id}`)); fields.reload(); }}>
-                        Delete
-                      </ActionButton>
-                    </div>
+                    <RowActions resource="fields" id={f.id} name={f.name} onChanged={fields.reload}
+                      confirm={`Delete the field ${f.name}? Its value is removed from every contact.`} />
                   )),
                 },
               ]} />

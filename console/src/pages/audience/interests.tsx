@@ -6,12 +6,11 @@ import { useApi } from '../../hooks';
 import { to } from '../../routes';
 import { can } from '../../session';
 import { count, dateTime } from '../../format';
-import { ActionButton, SubmitButton } from '../../components/buttons';
+import { SubmitButton } from '../../components/buttons';
 import { ErrorText, Form, TextField, useSubmit } from '../../components/forms';
 import { Loading, Page, Section } from '../../components/page';
 import { OffsetPager, Table } from '../../components/table';
-import { ExportButton } from './export';
-import { Rename } from './rename';
+import { RowActions } from './row-actions';
 import type { InterestRecord } from './types';
 import './audience.css';
 
@@ -43,16 +42,8 @@ export function Interests() {
                 { label: 'Created', cell: (i) => dateTime(i.created) },
                 {
                   label: 'Actions', cell: (i) => (
-                    <div class="row-actions">
-                      <Rename name={i.name} disabled={!can('interests:update')} why="Renaming needs the permission interests:update"
-                        onRename={async (name) => { await api.put(accountPath(`/interests/${i.id}`), { name }); interests.reload(); }} />
-                      <ExportButton path={`/interests/${i.id}/export`} label="Export" />
-                      <ActionButton kind="danger" disabled={!can('interests:delete')} why="Deleting needs the permission interests:delete"
-                        confirm={`Delete the interest ${i.name}? It is taken off every contact.`}
-                        onAction={async () => { await api.delete(accountPath(`/interests/${i.id}`)); interests.reload(); }}>
-                        Delete
-                      </ActionButton>
-                    </div>
+                    <RowActions resource="interests" id={i.id} name={i.name} exportable onChanged={interests.reload}
+                      confirm={`Delete the interest ${i.name}? It is taken off every contact.`} />
                   ),
                 },
               ]} />

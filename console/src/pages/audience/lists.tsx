@@ -6,12 +6,11 @@ import { useApi } from '../../hooks';
 import { to } from '../../routes';
 import { can } from '../../session';
 import { count, dateTime } from '../../format';
-import { ActionButton, SubmitButton } from '../../components/buttons';
+import { SubmitButton } from '../../components/buttons';
 import { ErrorText, Form, TextField, useSubmit } from '../../components/forms';
 import { Loading, Page, Section } from '../../components/page';
 import { OffsetPager, Table } from '../../components/table';
-import { ExportButton } from './export';
-import { Rename } from './rename';
+import { RowActions } from './row-actions';
 import type { ListRecord } from './types';
 import './audience.css';
 
@@ -36,16 +35,8 @@ export function Lists() {
                 { label: 'Created', cell: (l) => dateTime(l.created) },
                 {
                   label: 'Actions', cell: (l) => (
-                    <div class="row-actions">
-                      <Rename name={l.name} disabled={!can('lists:update')} why="Renaming needs the permission lists:update"
-                        onRename={async (name) => { await api.put(accountPath(`/lists/${l.id}`), { name }); lists.reload(); }} />
-                      <ExportButton path={`/lists/${l.id}/export`} label="Export" />
-                      <ActionButton kind="danger" disabled={!can('lists:delete')} why="Deleting needs the permission lists:delete"
-                        confirm={`Delete the list ${l.name}? Its ${l.totalContacts} contacts stay, off this list.`}
-                        onAction={async () => { await api.delete(accountPath(`/lists/${l.id}`)); lists.reload(); }}>
-                        Delete
-                      </ActionButton>
-                    </div>
+                    <RowActions resource="lists" id={l.id} name={l.name} exportable onChanged={lists.reload}
+                      confirm={`Delete the list ${l.name}? Its ${l.totalContacts} contacts stay, off this list.`} />
                   ),
                 },
               ]} />
