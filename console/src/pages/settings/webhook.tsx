@@ -17,16 +17,18 @@ import './settings.css';
 
 const NO_UPDATE = 'Your user lacks the permission webhooks:update';
 
-function EditEndpoint({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: () => void }) {
+/**
+ * The endpoint's form. It is made anew (its key) when the endpoint changes, so `saved` lives in the
+ * page: the "Saved." of a change must outlast the form that made it.
+ */
+function EditEndpoint({ endpoint, saved, onSaving, onSaved }: { endpoint: Endpoint; saved: boolean; onSaving: () => void; onSaved: () => void }) {
   const [url, setUrl] = useState(endpoint.url);
   const [events, setEvents] = useState(endpoint.events);
-  const [saved, setSaved] = useState(false);
   const { busy, error, fields, run } = useSubmit();
   const allowed = can('webhooks:update');
   const submit = () => run(async () => {
-    setSaved(false);
+    onSaving();
     await api.put(accountPath(`/webhooks/${endpoint.id}`), { url: url.trim(), events });
-    setSaved(true);
     onSaved();
   });
   return (
@@ -47,6 +49,7 @@ export function WebhookPage() {
   const path = accountPath(`/webhooks/${encodeURIComponent(params.id)}`);
   const loaded = useApi<Endpoint>(path);
   const [secret, setSecret] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
   const [version, setVersion] = useState(0);
   const endpoint = loaded.data;
   const mayUpdate = can('webhooks:update');
@@ -80,7 +83,8 @@ export function WebhookPage() {
               ]} />
             </Section>
             <Section title="Change">
-              <EditEndpoint key={`${endpoint.url}|${endpoint.events.join()}`} endpoint={endpoint} onSaved={loaded.reload} />
+              <EditEndpoint key={`${endpoint.url}|${endpoint.events.join()}`} endpoint={endpoint} saved={saved}
+                onSaving={() => setSaved(false)} onSaved={() => { setSaved(true); loaded.reload(); }} />
             </Section>
             <DiscardedEvents path={path} enabled={endpoint.enabled} onReplayed={() => setVersion((v) => v + 1)} />
             <DeliveryLog key={version} path={path} />
