@@ -15,15 +15,14 @@ import { UserKeys } from './user-keys';
 import type { User } from './types';
 import './settings.css';
 
-function EditPermissions({ user, path, onSaved }: { user: User; path: string; onSaved: () => void }) {
+/** Made anew (its key) when the permissions change, so `saved` lives in the page: its notice outlasts the form. */
+function EditPermissions({ user, path, saved, onSaving, onSaved }: { user: User; path: string; saved: boolean; onSaving: () => void; onSaved: () => void }) {
   const [permissions, setPermissions] = useState(user.permissions);
-  const [saved, setSaved] = useState(false);
   const { busy, error, fields, run } = useSubmit();
   const allowed = can('users:update');
   const submit = () => run(async () => {
-    setSaved(false);
+    onSaving();
     await api.put(path, { permissions });
-    setSaved(true);
     onSaved();
   });
   return (
@@ -42,6 +41,7 @@ export function UserPage() {
   const { route } = useLocation();
   const path = accountPath(`/users/${encodeURIComponent(params.id)}`);
   const loaded = useApi<User>(path);
+  const [saved, setSaved] = useState(false);
   const user = loaded.data;
   const self = user !== undefined && user.username === session()?.user;
   const actions = user && (
@@ -62,7 +62,8 @@ export function UserPage() {
               <Details items={[['Email', user.email], ['Username', user.username], ['Created', dateTime(user.created)], ['Changed', dateTime(user.lastModified)]]} />
             </Section>
             <Section title="Permissions">
-              <EditPermissions key={user.permissions.join()} user={user} path={path} onSaved={loaded.reload} />
+              <EditPermissions key={user.permissions.join()} user={user} path={path} saved={saved}
+                onSaving={() => setSaved(false)} onSaved={() => { setSaved(true); loaded.reload(); }} />
             </Section>
             <UserKeys path={path} allowed={self || can('users:update')} />
           </>
