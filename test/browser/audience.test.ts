@@ -4,7 +4,7 @@
 import { expect } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { startTestHerald, type TestHerald } from '../support/herald';
-import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 import type { NewAccount } from '../../core/accounts/accounts';
 
 let herald: TestHerald;
@@ -59,12 +59,12 @@ test('create a list, import a CSV of 2,000 contacts into it and watch the progre
   const result = page.getByLabel('Import result');
   await expect(result.locator('.stat').filter({ hasText: 'Created' })).toContainText('2,000');
   await expect(result.locator('.stat').filter({ hasText: 'Errors' })).toContainText('0');
-  await screenshot(page, 'import');
+  await checkPage(page, 'import');
 
   await page.goto(`${herald.baseUrl}/console/lists`);
   const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Customers' }) });
   await expect(row.getByRole('cell').nth(3)).toHaveText('2,000'); // members
-  await screenshot(page, 'lists');
+  await checkPage(page, 'lists');
   await row.getByRole('button', { name: 'Rename Customers' }).click();
   await page.getByLabel('New name for Customers').fill('Clients');
   await page.getByRole('button', { name: 'Save name' }).click();
@@ -95,12 +95,12 @@ test('a contact named <script> shows as text; a contact is created, edited and e
   await page.reload();
   await expect(page.getByLabel('Email contains')).toHaveValue('markup');
   await expect(page.getByRole('cell', { name: `${markup} <b>bold</b>` })).toBeVisible();
-  await screenshot(page, 'contacts');
+  await checkPage(page, 'contacts');
   await page.getByRole('link', { name: 'markup@people.test' }).click();
   await expect(page.getByRole('heading', { name: 'markup@people.test' })).toBeVisible();
   await expect(page.getByText(`${markup} <b>bold</b>`, { exact: true })).toBeVisible();
   expect(await page.locator('main script, main b').count()).toBe(0);
-  await screenshot(page, 'contact');
+  await checkPage(page, 'contact');
   expect(page.url()).toBe(`${herald.baseUrl}/console/contacts/${shown.id}`);
 
   // Create, then edit: names, a list.

@@ -7,7 +7,7 @@ import { expect } from '@playwright/test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays, format } from 'date-fns';
 import { startTestHerald, type TestHerald } from '../support/herald';
-import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 
 let herald: TestHerald;
 let browser: Browser;
@@ -76,7 +76,7 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   await expect(page.getByLabel('MJML body')).toHaveValue(/^<mjml><mj-head>/);
   await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible();
   await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
-  await screenshot(page, 'campaign-content');
+  await checkPage(page, 'campaign-content');
 
   await page.getByLabel('Test address').fill('tester@example.org');
   await page.getByRole('button', { name: 'Send a test' }).click();
@@ -93,7 +93,7 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   await expect(checks.getByRole('listitem')).toHaveCount(7);
   await expect(checks.getByRole('listitem').filter({ hasText: 'Recipients passed' })).toContainText(`${AUDIENCE} recipient(s)`);
   await expect(page.getByText('Every check passed')).toBeVisible();
-  await screenshot(page, 'campaign');
+  await checkPage(page, 'campaign');
   await page.getByRole('button', { name: 'Launch now' }).click();
   await expect(page.locator('.campaign-state').first()).toContainText(/scheduled|sending|sent/);
 
@@ -101,13 +101,13 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   const sent = page.locator('.stat').filter({ has: page.getByText('Sent', { exact: true }) }).locator('dd');
   await expect(sent).toHaveText(new RegExp(`^${AUDIENCE} `), { timeout: 30000 });
   await expect(page.getByRole('table', { name: 'Opens and clicks over time' })).toBeVisible();
-  await screenshot(page, 'campaign-report');
+  await checkPage(page, 'campaign-report');
   expect(herald.sink.received.filter((m) => m.rcptTo[0].startsWith('reader')).length).toBe(AUDIENCE);
 
   await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
   const row = page.getByRole('row').filter({ hasText: 'Spring sale' });
   await expect(row).toContainText('sent');
-  await screenshot(page, 'campaigns');
+  await checkPage(page, 'campaigns');
   expect(problems).toEqual([]);
   await close();
 }, 60000);

@@ -7,7 +7,7 @@ import { expect } from '@playwright/test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
-import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 
 let herald: TestHerald;
 let browser: Browser;
@@ -84,7 +84,7 @@ test('a user created with its permissions, changed, given an API key shown once,
   const users = page.getByRole('table', { name: 'Users of the account' });
   await expect(users.getByRole('row', { name: /writer@example.com/ })).toContainText('contacts:list, lists:list');
   await page.getByRole('heading', { name: 'Users and API keys' }).scrollIntoViewIfNeeded(); // the list, not the form the test filled
-  await screenshot(page, 'users');
+  await checkPage(page, 'users');
 
   await users.getByRole('link', { name: 'writer@example.com' }).click();
   await expect(page.getByLabel('contacts:list')).toBeChecked();
@@ -132,7 +132,7 @@ test('automations: the list with their runs, an automation\'s steps and runs, de
   await expect(table.getByRole('row', { name: /Welcome/ }).getByRole('cell')).toHaveText(['Welcome', 'signup', 'Active', '1', '1', '0', '0', '0', 'Deactivate Welcome']);
   await page.getByRole('button', { name: 'Activate Dormant' }).click();
   await expect(table.getByRole('row', { name: /Dormant/ })).toContainText('Active');
-  await screenshot(page, 'automations');
+  await checkPage(page, 'automations');
 
   await table.getByRole('link', { name: 'Welcome' }).click();
   await expect(page.getByRole('heading', { name: 'Step 1: email “Welcome aboard”' })).toBeVisible();
@@ -146,7 +146,7 @@ test('automations: the list with their runs, an automation\'s steps and runs, de
   }).toPass({ timeout: 20_000 });
   await expect(runs.getByRole('row').nth(1)).toContainText('ada@example.net');
   await expect(runs.getByRole('row').nth(1)).toContainText('running');
-  await screenshot(page, 'automation');
+  await checkPage(page, 'automation');
 
   await page.getByRole('button', { name: 'Deactivate Welcome' }).click();
   await expect(page.getByRole('button', { name: 'Activate Welcome' })).toBeVisible();

@@ -4,7 +4,7 @@
 import { expect } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { startTestHerald, type TestHerald } from '../support/herald';
-import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 import { createUser } from '../../core/accounts/users';
 
 let herald: TestHerald;
@@ -50,7 +50,7 @@ test('a wrong password is refused beside the form; the right one signs in; sign 
   await page.goto(`${herald.baseUrl}/console`);
   await page.getByLabel('Email or username@account').fill(user.email);
   await page.getByLabel('Password', { exact: true }).fill('not-the-password');
-  await screenshot(page, 'signin');
+  await checkPage(page, 'signin');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('alert')).toHaveText(/Invalid|password|credentials/i);
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();

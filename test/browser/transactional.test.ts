@@ -7,7 +7,7 @@ import { expect } from '@playwright/test';
 import type { Browser, Page } from 'playwright-core';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
-import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 import { waitUntil } from '../support/wait';
 
 let herald: TestHerald;
@@ -73,7 +73,7 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   await expect(rowsWith(page, 'example.net')).toHaveCount(1);
   await expect(rowsWith(page, 'ada@example.net')).toHaveCount(1);
   expect(new URL(page.url()).searchParams.get('batch')).toBe(batch); // kept in the address
-  await screenshot(page, 'activity');
+  await checkPage(page, 'activity');
 
   await page.getByRole('button', { name: 'Details of track.mail.sent for ada@example.net' }).click();
   const event = await store.events.findOne({ account: account.account, email: 'ada@example.net' });
@@ -83,7 +83,7 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   const json = JSON.parse((await detail.locator('pre').textContent())!);
   expect(json).toMatchObject({ track_id: event!.track_id, batch_id: batch, mail_id: event!.mail_id, email: 'ada@example.net', mta: 'herald.test' });
   await expect(detail.locator('dt', { hasText: 'mail_id' })).toBeVisible();
-  await screenshot(page, 'event');
+  await checkPage(page, 'event');
 
   // By email, after a reload: the filters come back from the address.
   await page.getByLabel('Batch').fill('');
@@ -106,7 +106,7 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   await expect(page.locator(`tbody tr:has(time[datetime="${today}"]) td`).nth(1)).toHaveText('2');
   const latest = page.getByRole('table', { name: 'Latest transactional batches' });
   await expect(latest.getByRole('link', { name: 'Your order' })).toHaveCount(2);
-  await screenshot(page, 'overview');
+  await checkPage(page, 'overview');
   // A chosen range is kept in the address; a range without today counts nothing.
   await page.getByLabel('From').fill('2020-01-01');
   await page.getByLabel('To', { exact: true }).fill('2020-01-31');
@@ -125,7 +125,7 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   await expect(message).toContainText('sent');
   const run = page.getByRole('link', { name: /in the Temporal UI/ });
   await expect(run).toHaveAttribute('href', `http://temporal-ui.test:8233/namespaces/${process.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows/sender-${account.account}`);
-  await screenshot(page, 'batch');
+  await checkPage(page, 'batch');
   expect(problems).toEqual([]);
   await close();
 });
@@ -172,7 +172,7 @@ test('a new transactional key is shown once and works until revoked; a DKIM key 
   const value = page.getByLabel('DNS TXT record value for mail.example.com');
   await expect(value).toHaveValue(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]+$/);
   await expect(page.getByLabel('DNS record name (TXT) for mail.example.com')).toHaveValue('herald._domainkey.mail.example.com');
-  await screenshot(page, 'sending');
+  await checkPage(page, 'sending');
 
   const keys = await apiData<Array<{ hint: string }>>('/integrations/transactional/keys');
   const issued = keys.find((k) => key.startsWith(k.hint.replace(/…$/, '')));
@@ -205,7 +205,7 @@ test('a suppression is added, found by search and removed; a user without the pe
   await expect(rowsWith(page, 'example.org')).toHaveCount(1);
   await expect(rowsWith(page, 'blocked@example.org')).toContainText('complained');
   expect(new URL(page.url()).searchParams.get('q')).toBe('BLOCKED');
-  await screenshot(page, 'suppressions');
+  await checkPage(page, 'suppressions');
 
   // Someone who may only read: the list, with the controls disabled.
   const reader = await consoleUser(herald.services.store, account.account, ['contacts:list', 'account:list', 'activity:list']);

@@ -7,7 +7,7 @@ import { expect } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { verifySignature } from '../../core/webhooks/signature';
 import { startTestHerald, type TestHerald } from '../support/herald';
-import { connectBrowser, consoleUser, newConsolePage, screenshot, signIn } from '../support/browser';
+import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -49,7 +49,7 @@ test('a webhook endpoint that answers 500: its discarded events appear, and afte
   const secret = (await page.locator('.secret-value').textContent())!;
   expect(secret.length).toBeGreaterThan(20);
   await expect(page.getByRole('table', { name: 'Webhook endpoints' })).toContainText('2 of 10 types');
-  await screenshot(page, 'webhooks');
+  await checkPage(page, 'webhooks');
 
   const trackIds = await storeSyntheticEvents(herald.services.store, account, 3, ['track.mail.opened', 'track.mail.clicked']);
   await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('link', { name: receiver.url }).click();
@@ -73,7 +73,7 @@ test('a webhook endpoint that answers 500: its discarded events appear, and afte
   await page.getByLabel(`Choose ${trackIds[0]}`).check();
   await expect(page.getByRole('button', { name: 'Replay chosen events (1)' })).toBeEnabled();
   await page.getByLabel('Choose all on this page').check();
-  await screenshot(page, 'webhook');
+  await checkPage(page, 'webhook');
   broken = false;
   await page.getByRole('button', { name: 'Replay chosen events (3)' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Replayed 3 events: delivered (HTTP 200).' })).toBeVisible();

@@ -57,3 +57,8 @@ export function SecretOnce({ label, value }: { label: string; value: string }) {
     </div>
   );
 }
+
+/** A block of code or raw text (an event's JSON, a message's text part): scrollable, so reachable with the keyboard. */
+export function CodeBlock({ label, text, class: className }: { label: string; text: string; class?: string }) {
+  return <pre tabIndex={0} aria-label={label} class={className}>{text}</pre>;
+}

@@ -1,5 +1,6 @@
 // An automation's steps in order: emails (sender, subject, their content) and waits.
 import { formatDuration, intervalToDuration } from 'date-fns';
+import { CodeBlock } from '../../components/page';
 import type { Step } from './types';
 
 function waitFor(seconds: number): string {
@@ -17,8 +18,8 @@ function EmailStep({ step, index }: { step: Extract<Step, { type: 'email' }>; in
           <iframe class="step-preview" sandbox="" srcdoc={step.html} title={`Content of step ${index + 1}`} />
         </details>
       )}
-      {step.mjml !== undefined && <details><summary>Show the MJML</summary><pre>{step.mjml}</pre></details>}
-      {step.text && <details><summary>Show the text part</summary><pre>{step.text}</pre></details>}
+      {step.mjml !== undefined && <details><summary>Show the MJML</summary><CodeBlock label="The MJML" text={step.mjml} /></details>}
+      {step.text && <details><summary>Show the text part</summary><CodeBlock label="The text part" text={step.text} /></details>}
     </>
   );
 }

@@ -8,7 +8,7 @@ import { to } from '../../routes';
 import { can } from '../../session';
 import { ActionButton } from '../../components/buttons';
 import { ErrorText, Notice, SelectField, TextArea, TextField } from '../../components/forms';
-import { Loading, Page, Section } from '../../components/page';
+import { CodeBlock, Loading, Page, Section } from '../../components/page';
 import { getText } from './raw';
 import { campaignPath, type Campaign, type CampaignContent } from './types';
 
@@ -149,7 +149,7 @@ function LivePreview({ base, format, body, text }: { base: string; format: Forma
           <iframe class="preview" sandbox="" srcdoc={preview.html} title="Preview of the message" />
           <details>
             <summary>Text part</summary>
-            <pre class="text-part">{preview.text}</pre>
+            <CodeBlock class="text-part" label="The text part" text={preview.text} />
           </details>
         </>
       )}

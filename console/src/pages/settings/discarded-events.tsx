@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api';
 import { ActionButton } from '../../components/buttons';
 import { Checkbox, Notice } from '../../components/forms';
-import { Loading, Section } from '../../components/page';
+import { CodeBlock, Loading, Section } from '../../components/page';
 import { OffsetPager, Table } from '../../components/table';
 import { dateTime } from '../../format';
 import { useApi } from '../../hooks';
@@ -55,7 +55,7 @@ export function DiscardedEvents({ path, enabled, onReplayed }: { path: string; e
             { label: 'Type', cell: (r) => r.type },
             { label: 'Event time', cell: (r) => dateTime(r.time) },
             { label: 'Discarded', cell: (r) => dateTime(r.discarded) },
-            { label: 'Payload', cell: (r) => <details><summary>Show</summary><pre>{JSON.stringify(r.payload, null, 2)}</pre></details> },
+            { label: 'Payload', cell: (r) => <details><summary>Show</summary><CodeBlock label={`The payload of ${r.track_id}`} text={JSON.stringify(r.payload, null, 2)} /></details> },
           ]} />
         {list.envelope?.paging && <OffsetPager offset={offset} limit={LIMIT} total={list.envelope.paging.total} onOffset={setOffset} />}
       </Loading>

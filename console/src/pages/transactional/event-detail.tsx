@@ -1,6 +1,6 @@
 // One event, every field: label–value pairs, then the whole event as JSON text (never as HTML).
 import { useEffect, useRef } from 'preact/hooks';
-import { Details } from '../../components/page';
+import { CodeBlock, Details } from '../../components/page';
 import { dateTime } from '../../format';
 import type { ActivityEvent } from './types';
 
@@ -23,7 +23,7 @@ export function EventDetail({ event, onClose }: { event: ActivityEvent; onClose:
       </header>
       <Details items={Object.entries(event).map(([name, value]) => [name, valueText(name, value)])} />
       <h3>As JSON</h3>
-      <pre aria-label="The event as JSON">{JSON.stringify(event, null, 2)}</pre>
+      <CodeBlock label="The event as JSON" text={JSON.stringify(event, null, 2)} />
     </section>
   );
 }
