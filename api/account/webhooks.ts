@@ -191,7 +191,7 @@ export const webhookOperations = accountResource('Webhooks', [
     method: 'get', path: '/v2/{account}/webhooks/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'Every request made to the endpoint, and what became of failed ones',
     description: 'One entry per POST: `delivered` (answered 2xx, attempt 1 or the retry\'s 2), `failed` (with `retry_at` when its one retry a minute later '
       + 'is due), `replayed` (a replay answered 2xx; a replay\'s entries have `replay: true`), and one per discard of a batch (`discarded`: the events '
-      + 'are dropped, see …/discarded). Each has `time`, `outcome` (and the same as `result`), `attempt`, `status` (HTTP status or null), `error`, '
+      + 'are dropped, see …/discarded). Each has `time`, `outcome`, `attempt`, `status` (HTTP status or null), `error`, '
       + '`events` (count) and `track_ids`. Kept 30 days.',
     permissions: ['webhooks:list'], listing: { spec: DELIVERIES, q: 'a track_id of the batch' }, status: 200, response: 'A page of entries, newest first',
   },

@@ -39,13 +39,12 @@ export async function findDeliveries(store: Store, endpoint: WebhookDoc, options
   return { items, total };
 }
 
-/** An entry as the API shows it; `result` repeats `outcome` (the console's name for it). */
+/** An entry as the API shows it. */
 export function deliveryView(entry: WebhookLogDoc) {
   return {
     id: entry._id.toHexString(),
     time: entry.at.toISOString(),
     outcome: entry.outcome,
-    result: entry.outcome,
     attempt: entry.attempt,
     status: entry.status,
     error: entry.error,

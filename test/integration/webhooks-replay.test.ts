@@ -54,7 +54,7 @@ it('lists discarded events with their payloads, refuses unknown ones, and replay
     });
   }
   const log = await api('GET', `/webhooks/${id}/deliveries?sortdir=asc`);
-  expect(log.body.data.map((e: Json) => [e.result, e.attempt, e.status, e.events])).toEqual([['failed', 1, 500, 3], ['discarded', 2, 500, 3]]);
+  expect(log.body.data.map((e: Json) => [e.outcome, e.attempt, e.status, e.events])).toEqual([['failed', 1, 500, 3], ['discarded', 2, 500, 3]]);
 
   // An unknown track_id (or one of another endpoint): refused, nothing sent.
   const before = requestsTo('replay').length;
@@ -89,14 +89,14 @@ it('lists discarded events with their payloads, refuses unknown ones, and replay
   expect(left.data.map((e: Json) => e.track_id)).toEqual([trackIds[1]]);
 
   const entries = (await api('GET', `/webhooks/${id}/deliveries`)).body.data;
-  expect(entries.slice(0, 2).map((e: Json) => [e.result, e.replay, e.status, e.events])).toEqual([['replayed', true, 200, 2], ['failed', true, 500, 3]]);
+  expect(entries.slice(0, 2).map((e: Json) => [e.outcome, e.replay, e.status, e.events])).toEqual([['replayed', true, 200, 2], ['failed', true, 500, 3]]);
   expect((await api('GET', `/webhooks/${id}/deliveries?filter[outcome]=replayed`)).body.paging.total).toBe(1);
 
   // Successful deliveries are logged too: one entry per request, with its answer and event count.
   const fresh = await storeSyntheticEvents(herald.services.store, acme.account, 2);
   await waitUntil('the delivered entry', async () => (await api('GET', `/webhooks/${id}/deliveries?filter[outcome]=delivered`)).body.paging.total >= 1, 30_000);
   const [delivered] = (await api('GET', `/webhooks/${id}/deliveries?filter[outcome]=delivered`)).body.data;
-  expect(delivered).toMatchObject({ result: 'delivered', attempt: 1, status: 200, error: null, events: 2, track_ids: fresh });
+  expect(delivered).toMatchObject({ outcome: 'delivered', attempt: 1, status: 200, error: null, events: 2, track_ids: fresh });
 
   // A disabled endpoint replays nothing.
   await api('PUT', `/webhooks/${id}`, { json: { enabled: false } });

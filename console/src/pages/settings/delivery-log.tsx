@@ -10,7 +10,7 @@ const LIMIT = 20;
 const RESULTS: Record<string, string> = { delivered: 'Delivered', failed: 'Failed', discarded: 'Discarded', replayed: 'Replayed' };
 
 function answer(entry: Delivery): string {
-  if (entry.result === 'discarded') return entry.error ?? 'Events dropped';
+  if (entry.outcome === 'discarded') return entry.error ?? 'Events dropped';
   const status = entry.status === null ? 'No answer' : `HTTP ${entry.status}`;
   if (!entry.error) return status;
   return entry.status !== null && entry.error.includes(String(entry.status)) ? entry.error : `${status}: ${entry.error}`;
@@ -26,7 +26,7 @@ export function DeliveryLog({ path }: { path: string }) {
           <Table caption="Requests made to the endpoint, newest first" rows={log.data} rowKey={(e) => e.id} empty="No requests yet."
             columns={[
               { label: 'Time', cell: (e) => dateTime(e.time) },
-              { label: 'Result', cell: (e) => `${RESULTS[e.result] ?? e.result}${e.replay ? ' (replay)' : ''}` },
+              { label: 'Result', cell: (e) => `${RESULTS[e.outcome] ?? e.outcome}${e.replay ? ' (replay)' : ''}` },
               { label: 'Attempt', cell: (e) => (e.replay ? 'replay' : e.attempt), numeric: true },
               { label: 'Answer', cell: answer },
               { label: 'Events', cell: (e) => count(e.events), numeric: true },

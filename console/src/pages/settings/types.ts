@@ -3,7 +3,7 @@
 export interface Endpoint { id: number; url: string; events: string[]; enabled: boolean; secret?: string }
 
 export interface Delivery {
-  id: string; time: string; result: string; attempt: number; status: number | null; error: string | null; events: number;
+  id: string; time: string; outcome: string; attempt: number; status: number | null; error: string | null; events: number;
   retry_at?: string; replay?: boolean;
 }
 
