@@ -2,14 +2,9 @@ import { ObjectId } from 'mongodb';
 import { derivedPrefix } from '../shared/ids';
 import { metrics } from '../../adapters/metrics/registry';
 import { insertSkippingDuplicates, type EventDoc, type Store } from '../../adapters/store/store';
+import { TRACK_TYPES, type TrackType } from './track-types';
 
-/** Every track_type, in the spec's order (activity filters and webhook endpoints choose among them). */
-export const TRACK_TYPES = [
-  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
-  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
-] as const;
-
-export type TrackType = (typeof TRACK_TYPES)[number];
+export { TRACK_TYPES, type TrackType };
 
 export interface EventSubject {
   account: string;

@@ -1,11 +1,8 @@
-// The track types a webhook endpoint can choose (core/tracking/events.ts TRACK_TYPES, in the
-// spec's order; the API refuses any other), as a labelled checkbox group.
+// The track types a webhook endpoint can choose (the API refuses any other), as a labelled checkbox group.
+import { TRACK_TYPES } from '../../../../core/tracking/track-types';
 import { Checkbox } from '../../components/forms';
 
-export const TRACK_TYPES = [
-  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
-  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
-];
+export { TRACK_TYPES };
 
 /** "all" when every type is sent (the API's default), else the count. */
 export function eventsSummary(events: string[]): string {

@@ -16,7 +16,7 @@ const LIMIT = 20;
 
 function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Endpoint) => void }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(TRACK_TYPES);
+  const [events, setEvents] = useState<string[]>([...TRACK_TYPES]);
   const { busy, error, fields, run } = useSubmit();
   const allowed = can('webhooks:create');
   const submit = () => run(async () => {

@@ -49,7 +49,4 @@ export interface DkimKey {
   created: string;
 }
 
-export const TRACK_TYPES = [
-  'track.mail.dropped', 'track.mail.sent', 'track.mail.bounced', 'track.mail.opened', 'track.mail.first_opened',
-  'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.unsubscribed', 'track.mail.viewed_online', 'track.mail.shared',
-] as const;
+export { TRACK_TYPES } from '../../../../core/tracking/track-types';
