@@ -108,6 +108,15 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   const row = page.getByRole('row').filter({ hasText: 'Spring sale' });
   await expect(row).toContainText('sent');
   await checkPage(page, 'campaigns');
+
+  // A sent campaign is archived from its page, and taken back.
+  await row.getByRole('link', { name: 'Spring sale', exact: true }).click();
+  await page.getByRole('button', { name: 'Archive', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Unarchive' })).toBeVisible();
+  const archived = (await call('GET', `/campaigns/${new URL(page.url()).pathname.split('/').pop()}`)).body.data;
+  expect(archived.archived).not.toBeNull();
+  await page.getByRole('button', { name: 'Unarchive' }).click();
+  await expect(page.getByRole('button', { name: 'Archive', exact: true })).toBeVisible();
   expect(problems).toEqual([]);
   await close();
 }, 60000);
