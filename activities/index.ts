@@ -4,16 +4,15 @@ import { createContactImportActivities } from './contact-import';
 import { createTaskActivities } from './tasks';
 import { createAutomationActivities } from './automations';
 import { createCampaignActivities, type CampaignActivityDeps } from './campaigns';
-import { createSendActivities } from './sending';
-import { withGatheringBacklog } from './send-metrics';
+import { createSendActivities, type SendActivityDeps } from './sending';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
-/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?) and the webhooks'. */
-export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps {}
+/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?, drainTuning?) and the webhooks'. */
+export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps, SendActivityDeps {}
 
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...withGatheringBacklog(createSendActivities(deps)), // sets herald_gathering_backlog
+    ...createSendActivities(deps),
     ...createTaskActivities(deps),
     ...createContactExportActivities(deps),
     ...createContactImportActivities(deps),

@@ -1,28 +1,17 @@
-// The gathering backlog, as the workers see it: the AccountSender workflow passes the count of
-// requests it still holds with each send attempt (workflows stay free of metrics and I/O), and
-// this wrapper sets the gauge before the attempt runs.
+// herald_gathering_backlog as a worker sees it: each drain of an account's send queue reports how
+// many requests wait in it (every 2 s and when it ends), and the gauge is their sum over the
+// accounts this worker drained. An account at 0 is forgotten, so the map holds only accounts with
+// work waiting.
 import { metrics } from '../adapters/metrics/registry';
-import type { SendOutcome, SendRequestsInput } from '../adapters/temporal/contracts';
 
-/**
- * The send activities, with `sendRequests` setting herald_gathering_backlog: the sum over
- * accounts of the latest backlog each one's sender reported to this worker. An account at 0 is
- * forgotten, so the map holds only accounts with work waiting.
- */
-export function withGatheringBacklog<T extends { sendRequests(input: SendRequestsInput): Promise<SendOutcome> }>(activities: T): T {
-  const backlogs = new Map<string, number>();
-  let total = 0;
-  const { sendRequests } = activities;
-  return {
-    ...activities,
-    sendRequests(input: SendRequestsInput): Promise<SendOutcome> {
-      if (input.backlog !== undefined) {
-        total += input.backlog - (backlogs.get(input.account) ?? 0);
-        if (input.backlog > 0) backlogs.set(input.account, input.backlog);
-        else backlogs.delete(input.account);
-        metrics.gatheringBacklog.set(total);
-      }
-      return sendRequests(input);
-    },
-  };
+export class SendQueueBacklog {
+  private readonly byAccount = new Map<string, number>();
+  private total = 0;
+
+  set(account: string, entries: number): void {
+    this.total += entries - (this.byAccount.get(account) ?? 0);
+    if (entries > 0) this.byAccount.set(account, entries);
+    else this.byAccount.delete(account);
+    metrics.gatheringBacklog.set(this.total);
+  }
 }

@@ -1,19 +1,60 @@
-// The activities of transactional requests (the AccountSender and ScheduledSend workflows): thin
-// adapters over core/transactional/send-requests.ts, which sends through the send engine.
+// The activities of transactional requests: the AccountSender's drain of the account's send queue
+// (core/transactional/drain.ts), the give-up when its retries ran out, the sweep that rings
+// unattended queues, and the ScheduledSend's one request (core/transactional/send-requests.ts).
+// Thin adapters: the work is in core/transactional.
 import { Context } from '@temporalio/activity';
+import { createQueueDrain, DRAIN_TUNING, type DrainTuning } from '../core/transactional/drain';
+import { createQueueGiveUp } from '../core/transactional/queue-give-up';
+import { sweepSendQueues } from '../core/transactional/queue-sweep';
 import { createRequestSender } from '../core/transactional/send-requests';
-import type { SendOutcome, SendRequestsInput } from '../adapters/temporal/contracts';
+import type {
+  DrainInput, DrainResult, QueueGiveUpInput, SendOutcome, SendQueueSweepResult, SendRequestsInput,
+} from '../adapters/temporal/contracts';
 import { asActivity, engineDeps, sendControls, type SendDeps } from './adapter';
+import { SendQueueBacklog } from './send-metrics';
 
 export type { SendDeps };
 
-export function createSendActivities(deps: SendDeps) {
-  const requests = createRequestSender(engineDeps(deps));
+export interface SendActivityDeps extends SendDeps {
+  /** How drains page through their queue; tests make them stop sooner. */
+  drainTuning?: Partial<DrainTuning>;
+}
+
+export function createSendActivities(deps: SendActivityDeps) {
+  const engine = engineDeps(deps);
+  const requests = createRequestSender(engine);
+  const drain = createQueueDrain(engine, { ...DRAIN_TUNING, ...deps.drainTuning });
+  const giveUpQueued = createQueueGiveUp(engine);
+  const backlog = new SendQueueBacklog();
   return {
     /**
-     * Sends the requests' messages the ledger does not show as done; `deferred`: requests with
-     * recipients the relay deferred. Relay trouble fails the attempt (retried); a cancellation
-     * stops it before its next message.
+     * Drains the account's send queue until it stays empty; heartbeats every 2 s. Relay trouble
+     * fails it (retried: the retry resumes from the ledger); a cancellation stops it before the
+     * next message.
+     */
+    drainSendQueue(input: DrainInput): Promise<DrainResult> {
+      const run = Context.current().info.workflowExecution;
+      return asActivity(() => drain(input.account, {
+        ...sendControls(), ...(run ? { sentBy: { workflowId: run.workflowId, runId: run.runId } } : {}),
+        backlog: (entries) => backlog.set(input.account, entries),
+      }));
+    },
+
+    /** After a drain's retries ran out: the requests that waited through them get their unsent messages recorded as failed. */
+    giveUpSendQueue(input: QueueGiveUpInput): Promise<SendOutcome> {
+      return giveUpQueued(input.account, new Date(input.acceptedBefore), input.reason, Context.current().log);
+    },
+
+    /** Rings the sender of every account whose queue has waited unattended (the sweeper's Schedule, every minute). */
+    sweepSendQueues(): Promise<SendQueueSweepResult> {
+      const context = Context.current();
+      return sweepSendQueues({ store: deps.store, temporal: context.client, taskQueue: context.info.taskQueue, heartbeat: () => context.heartbeat() });
+    },
+
+    /**
+     * Sends the requests' messages the ledger does not show as done (a scheduled request, at its
+     * launch_date); `deferred`: requests with recipients the relay deferred. Relay trouble fails
+     * the attempt (retried); a cancellation stops it before its next message.
      */
     sendRequests(input: SendRequestsInput): Promise<SendOutcome> {
       return asActivity(() => requests.send(input, sendControls()));

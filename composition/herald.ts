@@ -16,6 +16,7 @@ import { connectTemporal, lazyTemporal } from '../adapters/temporal/client';
 import type { CampaignTuning } from '../adapters/temporal/contracts';
 import { optinSettings } from '../core/optin/mail';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
+import type { DrainTuning } from '../core/transactional/drain';
 import type { SmtpOptions } from '../smtp/server';
 import type { Config } from './config';
 import { loadConsoleAssets } from '../api/console/assets';
@@ -30,6 +31,8 @@ export interface HeraldTuning {
   webhookTuning?: Partial<WebhookTuning>;
   /** Page size and deferral retries of campaign launches. */
   campaignTuning?: Partial<CampaignTuning>;
+  /** Paging and idling of the send queues' drains. */
+  drainTuning?: Partial<DrainTuning>;
   /** SMTP listener options beyond the configuration (benchmarks: per-address limits, close timeout). */
   smtp?: Partial<SmtpOptions>;
   /** Connect to Temporal on first use rather than at build (tests of an API whose Temporal is down). */
@@ -112,7 +115,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   const worker = once(async () => {
     const { createHeraldWorker } = await import('./worker');
     const made = await createHeraldWorker(config, {
-      store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning,
+      store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning, drainTuning: tuning.drainTuning,
     });
     onClose(() => made.close());
     return made;

@@ -8,7 +8,8 @@ import type { RelaySender } from '../adapters/relay/transport';
 import type { Store } from '../adapters/store/store';
 import type { CampaignTuning } from '../adapters/temporal/contracts';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
-import { ensureWebhookSweeper } from '../core/webhooks/lifecycle';
+import { ensureSweeper, sweepersOf } from '../adapters/temporal/schedules';
+import type { DrainTuning } from '../core/transactional/drain';
 import type { Config } from './config';
 
 export interface WorkerParts {
@@ -16,6 +17,7 @@ export interface WorkerParts {
   relay: RelaySender;
   webhookTuning?: Partial<WebhookTuning>;
   campaignTuning?: Partial<CampaignTuning>;
+  drainTuning?: Partial<DrainTuning>;
 }
 
 export interface HeraldWorker {
@@ -39,11 +41,12 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
         : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities({
         store: parts.store, transport: parts.relay, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
-        webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning,
+        webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning, drainTuning: parts.drainTuning,
       }),
     });
-    // The webhook sweeper's schedule, created by whichever worker starts first (idempotent).
-    await ensureWebhookSweeper(new Client({ connection, namespace: config.temporalNamespace }), config.taskQueue);
+    // The sweepers' schedules, created by whichever worker starts first (idempotent).
+    const client = new Client({ connection, namespace: config.temporalNamespace });
+    for (const sweeper of sweepersOf(config.taskQueue)) await ensureSweeper(client, config.taskQueue, sweeper);
     let running: Promise<void> | undefined;
     return {
       worker,

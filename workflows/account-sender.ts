@@ -1,123 +1,85 @@
 import {
-  condition, continueAsNew, defineSignal, setHandler, upsertSearchAttributes, workflowInfo,
+  condition, continueAsNew, defineSignal, log, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
-import {
-  searchAttributeKeys, SEND_SIGNAL, type AccountSenderInput, type DeferredSend, type QueuedSend,
-} from '../adapters/temporal/contracts';
-import { delayBeforeNextSend, KEPT_DEFERRING } from '../core/sending/deferral';
-import { recordUnsentAsFailed, sendAttempt } from './send-attempts';
+import type { createSendActivities } from '../activities/sending';
+import { RING_SIGNAL, type AccountSenderInput, type DrainResult } from '../adapters/temporal/contracts';
+import { RELAY_TROUBLE_RETRY } from '../core/sending/deferral';
+import { reasonGivenUp } from './send-policy';
 
-/** Requests accepted together come in one signal. */
-const sendSignal = defineSignal<[QueuedSend[]]>(SEND_SIGNAL);
+type Activities = ReturnType<typeof createSendActivities>;
 
-/** Send attempts (activities) of the account running at once. */
-const MAX_ATTEMPTS_IN_FLIGHT = 3;
-/** Requests one attempt takes (all that waited, up to this). */
-const MAX_REQUESTS_PER_ATTEMPT = 100;
-/** With nothing to do for this long the run ends; the next send starts a new one. */
+const ringSignal = defineSignal(RING_SIGNAL);
+
+// A drain heartbeats every 2 s: 10 s without one means its worker is gone, and the retry (on a
+// live worker) takes the queue again within about 10 s. Transient relay trouble is retried with
+// backoff (RELAY_TROUBLE_RETRY: about a quarter of an hour); after that the requests that waited
+// through it are recorded as failed. A drain returns within 10 minutes (core/transactional/drain.ts).
+const { drainSendQueue } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: RELAY_TROUBLE_RETRY,
+});
+
+const { giveUpSendQueue } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { maximumInterval: '1 minute' },
+});
+
+/** With nothing to do for this long the run ends; the next ring starts a new one. */
 const IDLE_MS = 5 * 60_000;
-// A run continues as new well before Temporal's limits (51,200 events, 10,000 signals, 2 MB
-// payloads): these keep its history, its signals and what it carries over small.
+// A run continues as new well before Temporal's limits (51,200 events, 10,000 signals).
 const MAX_HISTORY_EVENTS = 10_000;
-const MAX_SIGNALS = 5_000;
-/** Room kept in a search attribute value for the payload's own encoding (metadata, JSON brackets). */
-const SEARCH_ATTRIBUTE_OVERHEAD = 200;
+const MAX_RINGS = 5_000;
 
 /**
- * The account's gathering workflow. The API records each accepted request and signals it here
- * (signalWithStart), at the rate Temporal takes signals; requests that arrive together are sent
- * together by one activity, a few attempts at a time. A request whose relay deferred recipients
- * comes back after a backoff; one deferred too often has its unsent messages soft-bounced.
- * Each run lists the batch ids it sent in the `HeraldBatches` search attribute, so an operator
- * finds a request's run (and in it, the attempt whose summary names the batch) in the Temporal UI.
+ * The account's sender. The API stores each accepted request in the account's send queue and
+ * rings this workflow (signalWithStart) only when no drain of the queue is running; a ring
+ * starts a drain (an activity that sends what the queue holds until it stays empty: see
+ * core/transactional/drain.ts). A request the relay deferred waits in the queue, and a durable
+ * timer here starts a drain when it falls due. Operators find a batch's run through the batches
+ * API (each ledger row names the run that sent it), and the drain's progress in its heartbeats.
  */
 export async function AccountSender(input: AccountSenderInput): Promise<void> {
   const { account } = input;
-  const queued: QueuedSend[] = [...(input.queued ?? [])];
-  const deferred: DeferredSend[] = [...(input.deferred ?? [])];
-  const attempts = new Map<string, number>(deferred.map((d) => [d.requestId, d.attempt]));
-  const batches = new Set<string>();
-  // The run's batch ids are one search attribute value, which the server caps (2 KB by default).
-  const searchableBudget = (input.searchAttributeLimit ?? 2048) - SEARCH_ATTRIBUTE_OVERHEAD;
-  let searchableBytes = 0;
-  /** Set when the next request's batch id does not fit the run's list: time to continue as new. */
-  let listFull = false;
-  let signals = 0;
-  let inFlight = 0;
-  /** Bumped when a finished attempt deferred requests: the wait below recomputes its timeout. */
-  let deferrals = 0;
-  let crashed: unknown;
-  setHandler(sendSignal, (requests) => {
-    queued.push(...requests);
-    signals += 1;
+  let rung = input.rung ?? true;
+  let nextDueAt = input.nextDueAt;
+  let rings = 0;
+  setHandler(ringSignal, () => {
+    rung = true;
+    rings += 1;
   });
 
-  const mustContinue = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS
-    || signals > MAX_SIGNALS || listFull;
-
-  const send = async (requests: QueuedSend[], backlog: number) => {
-    const again = new Set(await sendAttempt(account, requests, backlog));
-    const now = Date.now();
-    for (const request of requests.filter((r) => again.has(r.requestId))) {
-      const attempt = (attempts.get(request.requestId) ?? 0) + 1;
-      attempts.set(request.requestId, attempt);
-      const delay = delayBeforeNextSend(attempt);
-      if (delay === null) {
-        attempts.delete(request.requestId);
-        await recordUnsentAsFailed({ account, requests: [request], reason: KEPT_DEFERRING });
-      } else {
-        deferred.push({ ...request, attempt, dueAt: now + delay });
-        deferrals += 1;
-      }
-    }
-    for (const request of requests.filter((r) => !again.has(r.requestId))) attempts.delete(request.requestId);
-  };
-
-  /** The next attempt's requests: those waiting longest, as many as the run's searchable list has room for. */
-  const takeAttempt = (): QueuedSend[] => {
-    let taken = 0;
-    let added = false;
-    while (taken < queued.length && taken < MAX_REQUESTS_PER_ATTEMPT) {
-      const { batchId } = queued[taken];
-      if (!batches.has(batchId)) {
-        const cost = JSON.stringify(batchId).length + 1;
-        if (searchableBytes + cost > searchableBudget) {
-          listFull = true;
-          break;
-        }
-        batches.add(batchId);
-        searchableBytes += cost;
-        added = true;
-      }
-      taken += 1;
-    }
-    if (added) upsertSearchAttributes([{ key: searchAttributeKeys.batches, value: [...batches] }]);
-    return queued.splice(0, taken);
-  };
+  const mustContinue = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS || rings > MAX_RINGS;
 
   for (;;) {
-    if (crashed !== undefined) throw crashed; // a bug or a cancellation: the run fails where the operator sees it
-    // Deferred requests whose time came join the queue.
-    const now = Date.now();
-    for (let i = deferred.length - 1; i >= 0; i -= 1) {
-      if (deferred[i].dueAt <= now) queued.push(...deferred.splice(i, 1));
-    }
-    if (mustContinue()) {
-      await condition(() => inFlight === 0);
-      await continueAsNew<typeof AccountSender>({ account, searchAttributeLimit: input.searchAttributeLimit, queued, deferred });
-    }
-    const requests = queued.length > 0 && inFlight < MAX_ATTEMPTS_IN_FLIGHT ? takeAttempt() : [];
-    if (requests.length > 0) {
-      inFlight += 1;
-      void send(requests, queued.length + deferred.length).catch((error: unknown) => { crashed ??= error; }).finally(() => { inFlight -= 1; });
+    if (rung || (nextDueAt !== undefined && nextDueAt <= Date.now())) {
+      rung = false;
+      const result = await drain(account);
+      nextDueAt = result.nextDueAt;
+      if (result.again) rung = true;
+      if (mustContinue()) await continueAsNew<typeof AccountSender>({ account, rung, nextDueAt });
       continue;
     }
-    const nextDue = Math.min(...deferred.map((d) => d.dueAt));
-    const timeout = Number.isFinite(nextDue) ? Math.max(nextDue - Date.now(), 1) : IDLE_MS;
-    const seen = deferrals;
-    const woken = await condition(
-      () => (queued.length > 0 && inFlight < MAX_ATTEMPTS_IN_FLIGHT) || deferrals !== seen || crashed !== undefined || mustContinue(), timeout,
-    );
-    if (!woken && queued.length === 0 && deferred.length === 0 && inFlight === 0) return;
+    const timeout = nextDueAt !== undefined ? Math.max(nextDueAt - Date.now(), 1) : IDLE_MS;
+    const woken = await condition(() => rung, timeout);
+    if (!woken && nextDueAt === undefined) return;
+  }
+}
+
+/**
+ * One drain of the account's queue. When its retries ran out, the requests accepted before it
+ * began (they waited through all of them) are recorded as failed, and the next drain takes the
+ * rest at once, with retries of its own.
+ */
+async function drain(account: string): Promise<DrainResult> {
+  const began = Date.now();
+  try {
+    return await drainSendQueue({ account });
+  } catch (error) {
+    const reason = reasonGivenUp(error);
+    log.warn('the drain gave up after retries; recording the requests that waited through them as failed', { account, reason });
+    const given = await giveUpSendQueue({ account, acceptedBefore: began, reason });
+    return { sent: given.sent, failed: given.failed, left: 0, again: true };
   }
 }

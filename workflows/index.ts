@@ -1,6 +1,7 @@
 // Every workflow the worker registers.
 export { AccountSender } from './account-sender';
 export { ScheduledSend } from './scheduled-send';
+export { SendQueueSweep } from './send-queue-sweep';
 export { ContactExport } from './contact-export';
 export { ContactImport } from './contact-import';
 export { WebhookDelivery } from './webhook-delivery';

@@ -27,13 +27,12 @@ export const { recordUnsentAsFailed, recordCancelled } = proxyActivities<Activit
 
 /**
  * One attempt at the requests. Returns the ids of requests with recipients the relay deferred.
- * When the activity's retries ran out, every unsent message is recorded as failed. `backlog`:
- * what the sender still holds besides these (for the worker's gauge).
+ * When the activity's retries ran out, every unsent message is recorded as failed.
  */
-export async function sendAttempt(account: string, requests: QueuedSend[], backlog?: number): Promise<string[]> {
+export async function sendAttempt(account: string, requests: QueuedSend[]): Promise<string[]> {
   const summary = requests.length === 1 ? `batch ${requests[0].batchId}` : `${requests.length} requests: ${requests.map((r) => r.batchId).join(' ')}`;
   try {
-    const outcome = await sendRequests.executeWithOptions({ summary: summary.slice(0, 400) }, [{ account, requests, ...(backlog === undefined ? {} : { backlog }) }]);
+    const outcome = await sendRequests.executeWithOptions({ summary: summary.slice(0, 400) }, [{ account, requests }]);
     return outcome.deferred;
   } catch (error) {
     const reason = reasonGivenUp(error);

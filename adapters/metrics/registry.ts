@@ -41,7 +41,7 @@ export const metrics = {
     name: 'herald_webhook_events_discarded_total', help: 'Events discarded after their one retry failed too', registers: [registry],
   }),
   gatheringBacklog: new Gauge({
-    name: 'herald_gathering_backlog', help: 'Send requests an account\'s AccountSender held, not yet sent, when its latest attempt began (summed over accounts this worker sent for)',
+    name: 'herald_gathering_backlog', help: 'Send requests waiting in the send queues of the accounts this worker drained, as each drain last counted them',
     registers: [registry],
   }),
 };

@@ -142,6 +142,30 @@ export interface SendRequestDoc {
   cancelledAt?: Date;
 }
 
+/**
+ * An accepted request waiting for its account's sender (the outbox, core/transactional/send-queue.ts):
+ * inserted once its SendRequestDoc is stored, removed once every message of it has its ledger row.
+ * Its ObjectId _id orders the queue (the acceptance order, per API process).
+ */
+export interface SendQueueDoc {
+  _id: ObjectId;
+  account: string;
+  requestId: string;
+  batchId: string;
+  /** Claimed by the account's sender: it may have sent some messages (resume from the ledger), and the API no longer forgets it. */
+  taken?: true;
+  /** Sends the relay deferred (4xx) so far; absent before the first. */
+  deferrals?: number;
+  /** Deferred: not sent again before this time. */
+  dueAt?: Date;
+}
+
+/** An account's sender as the API sees it (core/transactional/doorbell.ts): draining its queue until `drainingUntil`. */
+export interface SenderDoc {
+  _id: string; // the account
+  drainingUntil: Date;
+}
+
 /** The send ledger: one row per mail_id, written as soon as the relay accepted the message. */
 export interface MessageDoc {
   _id: string;
@@ -155,6 +179,8 @@ export interface MessageDoc {
   sentAt: Date;
   /** The outcome's event, written with the row so a crash before the event insert loses nothing. */
   event: EventDoc;
+  /** The Temporal run that sent it (transactional requests): where an operator finds its activity. */
+  sentBy?: { workflowId: string; runId: string };
 }
 
 /** A tracking event with exactly the spec's fields, plus `_id` (the cursor order). */
@@ -635,6 +661,8 @@ export interface Store {
   fields: Collection<FieldDoc>;
   contacts: Collection<ContactDoc>;
   sendRequests: Collection<SendRequestDoc>;
+  sendQueue: Collection<SendQueueDoc>;
+  senders: Collection<SenderDoc>;
   messages: Collection<MessageDoc>;
   linkTables: Collection<LinkTableDoc>;
   events: Collection<EventDoc>;
@@ -682,6 +710,8 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     fields: db.collection('fields'),
     contacts: db.collection('contacts'),
     sendRequests: db.collection('sendRequests'),
+    sendQueue: db.collection('sendQueue'),
+    senders: db.collection('senders'),
     messages: db.collection('messages'),
     linkTables: db.collection('linkTables'),
     events: db.collection('events'),
@@ -730,6 +760,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.contacts.createIndex({ account: 1, 'interests.id': 1 }),
     store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
     store.sendRequests.createIndex({ account: 1, batchId: 1 }),
+    store.sendQueue.createIndex({ account: 1, _id: 1 }),
     store.messages.createIndex({ account: 1, requestId: 1 }),
     store.events.createIndex({ track_id: 1 }, { unique: true }),
     store.events.createIndex({ account: 1, _id: 1 }),

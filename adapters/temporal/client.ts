@@ -3,8 +3,8 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import {
-  searchAttributeKeys, SEND_SIGNAL, taskWorkflows, workflowIds,
-  type AccountSenderInput, type QueuedSend, type ScheduledSendInput, type TaskType, type TaskWorkflowInput, type TriggerAutomationInput,
+  searchAttributeKeys, RING_SIGNAL, taskWorkflows, workflowIds,
+  type AccountSenderInput, type ScheduledSendInput, type TaskType, type TaskWorkflowInput, type TriggerAutomationInput,
 } from './contracts';
 import { TurnBatch } from '../batching/turn-batch';
 
@@ -22,40 +22,38 @@ export function lazyTemporal(address: string, namespace: string): Client {
   return new Client({ connection: Connection.lazy({ address, connectTimeout: '1 second' }), namespace });
 }
 
-/** Where an accepted request is signalled: the Temporal client, the task queue, the search attribute limit. */
-export interface SignalDeps { temporal: Client; taskQueue: string; searchAttributeLimit: number }
+/** What a ring needs: the Temporal client and the task queue of the senders. */
+export interface SignalDeps { temporal: Client; taskQueue: string }
 
 /**
- * Hands an accepted request to its account's AccountSender, starting that workflow when none
- * runs (signalWithStart): one call, at the rate Temporal takes signals, rather than a workflow
- * per request. Requests of an account accepted in the same turn of the event loop go in one
- * signal (adapters/batching/turn-batch.ts): each waits for that signal's acknowledgement, and a lone request
- * waits for no one. A request signalled twice sends nothing twice (the send ledger decides).
+ * Rings the account's AccountSender (core/transactional/doorbell.ts), starting it when none runs
+ * (signalWithStart). Rings of an account in the same turn of the event loop are one call
+ * (adapters/batching/turn-batch.ts); each caller waits for its acknowledgement.
  */
-export function signalAccountSender(deps: SignalDeps, account: string, queued: QueuedSend): Promise<void> {
-  return accountSignals(deps, account).add(queued);
+export function ringAccountSender(deps: SignalDeps, account: string): Promise<void> {
+  return accountRings(deps, account).add();
 }
 
-const signalBatches = new WeakMap<Client, Map<string, TurnBatch<QueuedSend, void>>>();
+const ringBatches = new WeakMap<Client, Map<string, TurnBatch<void, void>>>();
 
-function accountSignals(deps: SignalDeps, account: string): TurnBatch<QueuedSend, void> {
-  const { temporal: client, taskQueue, searchAttributeLimit } = deps;
-  let batches = signalBatches.get(client);
-  if (!batches) signalBatches.set(client, (batches = new Map()));
+function accountRings(deps: SignalDeps, account: string): TurnBatch<void, void> {
+  const { temporal: client, taskQueue } = deps;
+  let batches = ringBatches.get(client);
+  if (!batches) ringBatches.set(client, (batches = new Map()));
   const key = `${taskQueue}\u0000${account}`;
   let batch = batches.get(key);
   if (!batch) {
-    batch = new TurnBatch<QueuedSend, void>(async (requests) => {
+    batch = new TurnBatch<void, void>(async (rings) => {
       await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('AccountSender', {
         taskQueue,
         workflowId: workflowIds.accountSender(account),
-        args: [{ account, searchAttributeLimit } satisfies AccountSenderInput],
-        signal: SEND_SIGNAL,
-        signalArgs: [requests],
+        args: [{ account } satisfies AccountSenderInput],
+        signal: RING_SIGNAL,
+        signalArgs: [],
         typedSearchAttributes: [{ key: searchAttributeKeys.account, value: account }],
         staticSummary: `Sends of ${account}`,
       }));
-      return requests.map(() => ({ value: undefined }));
+      return rings.map(() => ({ value: undefined }));
     });
     batches.set(key, batch);
   }

@@ -7,8 +7,6 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const searchAttributeKeys = {
   account: defineSearchAttributeKey('HeraldAccount', SearchAttributeType.KEYWORD),
   batch: defineSearchAttributeKey('HeraldBatch', SearchAttributeType.KEYWORD),
-  /** The batch ids an AccountSender run sent (a list: one run sends many requests). */
-  batches: defineSearchAttributeKey('HeraldBatches', SearchAttributeType.KEYWORD_LIST),
   campaign: defineSearchAttributeKey('HeraldCampaign', SearchAttributeType.KEYWORD),
   automation: defineSearchAttributeKey('HeraldAutomation', SearchAttributeType.KEYWORD),
   /** The contact (lowercase email) a trigger event and its automation runs are about. */
@@ -17,7 +15,7 @@ export const searchAttributeKeys = {
 
 /** Deterministic workflow ids: retrying a start finds the same execution. */
 export const workflowIds = {
-  /** The account's one gathering workflow: every immediate send of the account is signalled to it. */
+  /** The account's one sender: rung when a request waits in its send queue and no drain is running. */
   accountSender: (account: string) => `sender-${account}`,
   /** A request with a launch_date in the future waits in a workflow of its own. */
   scheduledSend: (account: string, requestId: string) => `tx-${account}-${requestId}`,
@@ -28,6 +26,8 @@ export const workflowIds = {
   webhookDelivery: (account: string, endpointId: number) => `webhook-${account}-${endpointId}`,
   /** The Temporal Schedule of the webhook sweeper, one per task queue (core/webhooks/lifecycle.ts). */
   webhookSweeper: (taskQueue: string) => `webhook-sweeper-${taskQueue}`,
+  /** The Temporal Schedule that rings senders whose queue waits unattended (core/transactional/queue-sweep.ts), one per task queue. */
+  sendQueueSweeper: (taskQueue: string) => `send-queue-sweeper-${taskQueue}`,
   /** One accepted custom trigger event: matches the automations and starts their runs. */
   triggerEvent: (account: string, eventId: string) => `trigger-${account}-${eventId}`,
   /** One automation run started by a trigger event (a child of the event's workflow). */
@@ -57,19 +57,19 @@ export interface QueuedSend {
   batchId: string;
 }
 
-/** The signal that hands accepted requests (an array of QueuedSend) to their account's AccountSender. */
-export const SEND_SIGNAL = 'send';
+/**
+ * The doorbell: an accepted request waits in its account's send queue (the store's outbox), and
+ * the API rings the account's AccountSender only when no sender is draining that queue. No arguments.
+ */
+export const RING_SIGNAL = 'ring';
 
-/** A request whose relay deferred some recipients (4xx): sent again from `dueAt` (epoch ms). */
-export interface DeferredSend extends QueuedSend { attempt: number; dueAt: number }
-
-/** Input of the AccountSender workflow; a continued run carries what its predecessor still held. */
+/** Input of the AccountSender workflow; a continued run carries whether it was rung and when a deferred request falls due. */
 export interface AccountSenderInput {
   account: string;
-  /** The Temporal server's limit on a search attribute value, in bytes (2048 when absent). */
-  searchAttributeLimit?: number;
-  queued?: QueuedSend[];
-  deferred?: DeferredSend[];
+  /** Rung while the previous run was finishing: drain at once. */
+  rung?: boolean;
+  /** The earliest time (epoch ms) a deferred request in the queue is due. */
+  nextDueAt?: number;
 }
 
 /** Input of the ScheduledSend workflow: one request that waits for its launch_date (ISO 8601). */
@@ -78,15 +78,10 @@ export interface ScheduledSendInput extends QueuedSend {
   launchAt: string;
 }
 
-/** Input of the send activities: requests of one account, sent together. */
+/** Input of the send activities: requests of one account, sent together (a scheduled request's, alone). */
 export interface SendRequestsInput {
   account: string;
   requests: QueuedSend[];
-  /**
-   * Requests the AccountSender still held (queued or deferred) when it took this attempt's: the
-   * worker shows it as herald_gathering_backlog. Absent from other senders (a scheduled send).
-   */
-  backlog?: number;
 }
 
 /** What a send attempt did: counts of messages, and the requests with recipients the relay deferred. */
@@ -95,6 +90,22 @@ export interface SendOutcome {
   failed: number;
   deferred: string[];
 }
+
+/** Input of the drainSendQueue activity: the account whose send queue it drains. */
+export interface DrainInput { account: string }
+
+/**
+ * What a drain did before its queue stayed empty: messages sent and failed, requests left in the
+ * queue (deferred by the relay), when the first of those falls due (epoch ms), and `again` when
+ * it stopped because its time was up, with requests ready to send: the next drain starts at once.
+ */
+export interface DrainResult { sent: number; failed: number; left: number; nextDueAt?: number; again?: boolean }
+
+/** Input of giveUpSendQueue: the drain's retries ran out; requests accepted before `acceptedBefore` (epoch ms) are recorded as failed. */
+export interface QueueGiveUpInput { account: string; acceptedBefore: number; reason: string }
+
+/** What a sweep of the send queues did: senders rung, and rings that failed (the next sweep tries again). */
+export interface SendQueueSweepResult { rung: number; failures: number }
 
 /** A failed webhook POST's events wait this long for their one retry (the spec: one retry after 1 minute). */
 export const WEBHOOK_RETRY_DELAY_MS = 60_000;

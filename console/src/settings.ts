@@ -14,7 +14,8 @@ function read(): ConsoleSettings {
 export const settings = read();
 
 /** The Temporal UI's page of a workflow, or null when no Temporal UI is configured. */
-export function temporalWorkflowUrl(workflowId: string): string | null {
+export function temporalWorkflowUrl(workflowId: string, runId?: string): string | null {
   if (!settings.temporalUi) return null;
-  return `${settings.temporalUi.replace(/\/$/, '')}/namespaces/${encodeURIComponent(settings.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  const run = runId ? `/${encodeURIComponent(runId)}` : '';
+  return `${settings.temporalUi.replace(/\/$/, '')}/namespaces/${encodeURIComponent(settings.namespace)}/workflows/${encodeURIComponent(workflowId)}${run}`;
 }

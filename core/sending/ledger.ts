@@ -27,10 +27,13 @@ export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'],
   };
 }
 
+/** The Temporal run that sends (transactional requests): stamped on the rows it records. */
+export type SentBy = NonNullable<MessageDoc['sentBy']>;
+
 export class LedgerWriter {
   private readonly queue: WriteQueue<MessageDoc>;
 
-  constructor(store: Store) {
+  constructor(store: Store, private readonly sentBy?: SentBy) {
     this.queue = new WriteQueue(async (rows) => {
       const [inserted] = await Promise.all([
         insertSkippingDuplicates(store.messages, rows), // the first outcome of a mail_id stays
@@ -42,7 +45,7 @@ export class LedgerWriter {
 
   /** Resolves once the row and its event are stored. */
   record(row: MessageDoc): Promise<void> {
-    return this.queue.add([row]);
+    return this.queue.add([this.sentBy ? { ...row, sentBy: this.sentBy } : row]);
   }
 }
 

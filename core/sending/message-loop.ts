@@ -10,7 +10,7 @@
 import { returnPathOf } from '../bounces/return-path';
 import { dkimSigningFor } from './dkim';
 import { buildEvent } from '../tracking/events';
-import { LedgerWriter, ledgerRow } from './ledger';
+import { LedgerWriter, ledgerRow, type SentBy } from './ledger';
 import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
 import { suppress, suppressedAmong } from './suppressions';
 import { trackingSecret } from '../content/tracking/secret';
@@ -82,6 +82,8 @@ export interface SendRun<T extends OutgoingMessage> extends LoopControls {
   beat(done: number): void | Promise<void>;
   /** Called every second while sending: looks in the store for a cancellation (its answer feeds isDropped/isHalted). */
   poll?(): Promise<void>;
+  /** The Temporal run sending, stamped on each ledger row (transactional requests: the batches API names it). */
+  sentBy?: SentBy;
 }
 
 /** What the loop did: counts of outcomes, and the messages the relay deferred (4xx: no row, to be sent again). */
@@ -97,7 +99,7 @@ export interface SendTally<T> { sent: number; failed: number; dropped: number; d
 export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopDeps, run: SendRun<T>): Promise<SendTally<T>> {
   const { store, transport, mtaHost, bounceDomain } = deps;
   const { account, messages, signal } = run;
-  const ledger = new LedgerWriter(store);
+  const ledger = new LedgerWriter(store, run.sentBy);
   const tally: SendTally<T> = { sent: 0, failed: 0, dropped: 0, deferred: [], halted: false };
   // Addresses on the suppression list get no mail: one look-up for the whole attempt.
   const checked = messages.filter((item) => !item.ignoreSuppression);

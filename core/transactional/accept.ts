@@ -3,14 +3,16 @@ import { readAccountSettings } from '../accounts/settings';
 import { newId } from '../shared/ids';
 import type { Store } from '../../adapters/store/store';
 import { insertsPerTurn } from '../../adapters/batching/turn-batch';
-import { signalAccountSender, startScheduledSend } from '../../adapters/temporal/client';
+import { startScheduledSend } from '../../adapters/temporal/client';
+import { ringUnlessDraining } from './doorbell';
+import { enqueue, removeUntaken } from './send-queue';
 import { countMonthlyMessages } from './monthly-usage';
 import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
 
 /** Requests accepted together are recorded with one `insertMany` (adapters/batching/turn-batch.ts). */
 const requestRecords = insertsPerTurn((store) => store.sendRequests);
 
-export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number }
+export interface AcceptDeps { store: Store; temporal: Client; taskQueue: string }
 
 /** The accepted request's id and the batch id its events carry. */
 export interface AcceptedIds { requestId: string; batchId: string }
@@ -18,12 +20,14 @@ export interface AcceptedIds { requestId: string; batchId: string }
 /**
  * Durable acceptance, shared by HTTP and SMTP (and the opt-in mails): count the request's
  * messages against the account's monthly limit and record the request (the claim check), then
- * hand it to Temporal (signalled to the account's AccountSender, or a ScheduledSend workflow
- * of its own when it has a launch_date in the future). Only when all succeeded is the request accepted; if a later step fails
- * the record is removed and the count given back, so a caller told to retry leaves nothing
- * half-recorded or counted. Returns the request id. Over the limit: unavailable, naming the
- * MONTHLY limit. Other errors are the store's or Temporal's own: callers turn them into the
- * error model (core/faults). `monthlyLimit` saves a read when the caller has the settings.
+ * hand it over: to the account's send queue, ringing its AccountSender unless a sender is
+ * draining that queue (./doorbell.ts), or to a ScheduledSend workflow of its own when it has a
+ * launch_date in the future. Only when all succeeded is the request accepted; if a later step
+ * fails the record is removed and the count given back, so a caller told to retry leaves nothing
+ * half-recorded or counted, unless a sender already took the request, which is then accepted
+ * (it is being sent). Over the limit: unavailable, naming the MONTHLY limit. Other errors are
+ * the store's or Temporal's own: callers turn them into the error model (core/faults).
+ * `monthlyLimit` saves a read when the caller has the settings.
  */
 export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedRequest, known?: { monthlyLimit: number | null }): Promise<AcceptedIds> {
   const requestId = newId();
@@ -46,11 +50,11 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
   try {
     if (recording.status === 'rejected') throw recording.reason;
     try {
-      // Sent now: gathered with the account's other sends. Sent later: a durable timer of its own.
+      // Sent now: queued for the account's sender. Sent later: a durable timer of its own.
       if (launchAt && launchAt.getTime() > Date.now()) {
         await startScheduledSend(deps.temporal, deps.taskQueue, { account, ...ids, launchAt: launchAt.toISOString() });
       } else {
-        await signalAccountSender(deps, account, ids);
+        await queue(deps, account, ids);
       }
     } catch (error) {
       await forget();
@@ -61,4 +65,21 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
     throw error;
   }
   return ids;
+}
+
+/**
+ * Queues a stored request for its account's sender and rings it when needed. The entry is stored
+ * only after the request, so a sender never finds an entry without its request. When the ring
+ * fails the entry is taken back and the error thrown, unless a sender already took the entry: the
+ * request is then accepted after all rather than refused while it is being sent. (Should taking
+ * it back fail too, the store being down, a sender may later find the entry without its request
+ * and record that request as missing.)
+ */
+async function queue(deps: AcceptDeps, account: string, ids: AcceptedIds): Promise<void> {
+  const entry = await enqueue(deps.store, account, ids);
+  try {
+    await ringUnlessDraining(deps, account);
+  } catch (error) {
+    if (await removeUntaken(deps.store, account, entry)) throw error;
+  }
 }

@@ -41,7 +41,14 @@ export interface BatchDetail extends BatchSummary {
   messages: BatchMessage[];
   /** Messages whose outcome is known, all of them (messages.length is at most MAX_BATCH_MESSAGES). */
   messagesTotal: number;
-  temporal: { namespace: string; workflowId: string; /** A Temporal UI workflow search that finds its runs. */ query: string };
+  temporal: {
+    namespace: string;
+    workflowId: string;
+    /** The runs that sent its messages (the ledger rows name them), first first; empty before any message went out. */
+    runIds: string[];
+    /** A Temporal UI workflow search that finds those runs (or the workflow's, before any). */
+    query: string;
+  };
 }
 
 export const MAX_BATCH_MESSAGES = 1000;
@@ -79,7 +86,7 @@ export async function batchDetail(store: Store, account: string, batchId: string
   const requestIds = (await store.sendRequests.find({ account, batchId }).project<{ _id: string }>({ _id: 1 }).toArray()).map((r) => r._id);
   const ledger = { account, requestId: { $in: requestIds } };
   const [rows, messagesTotal] = await Promise.all([
-    store.messages.find(ledger).project<{ _id: string; email: string; status: BatchMessage['status'] }>({ _id: 1, email: 1, status: 1 })
+    store.messages.find(ledger).project<{ _id: string; email: string; status: BatchMessage['status']; sentBy?: { runId: string } }>({ _id: 1, email: 1, status: 1, sentBy: 1 })
       .sort({ sentAt: 1, _id: 1 }).limit(MAX_BATCH_MESSAGES).toArray(),
     store.messages.countDocuments(ledger),
   ]);
@@ -94,8 +101,18 @@ export async function batchDetail(store: Store, account: string, batchId: string
     const bounced = ofMail.some((event) => event.type === 'track.mail.bounced');
     return { mail_id: row._id, to: row.email, status: bounced ? 'bounced' : row.status, events: ofMail };
   });
-  const query = summary.workflowId.startsWith('tx-') ? `HeraldBatch = "${batchId}"` : `HeraldBatches = "${batchId}"`;
-  return { ...summary, messages, messagesTotal, temporal: { namespace, workflowId: summary.workflowId, query } };
+  const runIds = [...new Set(rows.flatMap((row) => (row.sentBy ? [row.sentBy.runId] : [])))];
+  return { ...summary, messages, messagesTotal, temporal: { namespace, workflowId: summary.workflowId, runIds, query: runsQuery(summary.workflowId, batchId, runIds) } };
+}
+
+/**
+ * The Temporal UI search for a batch's runs: a scheduled request's own workflow by its batch id
+ * (HeraldBatch); the account's sender by the runs that sent the batch.
+ */
+function runsQuery(workflowId: string, batchId: string, runIds: string[]): string {
+  if (workflowId.startsWith('tx-')) return `HeraldBatch = "${batchId}"`;
+  const runs = runIds.length === 0 ? '' : runIds.length === 1 ? ` AND RunId = "${runIds[0]}"` : ` AND RunId IN (${runIds.map((id) => `"${id}"`).join(', ')})`;
+  return `WorkflowId = "${workflowId}"${runs}`;
 }
 
 /** The batches' summaries, in the order of `batchIds` (a batch the account does not have is left out). */

@@ -6,7 +6,7 @@
 // content cannot be built, and, when the workflow gives up or the batch is cancelled, the rest.
 import { trackingSecret } from '../content/tracking/secret';
 import { recordUnsent, type Unsent } from '../sending/give-up';
-import { LedgerWriter } from '../sending/ledger';
+import { LedgerWriter, type SentBy } from '../sending/ledger';
 import { sendMessages, type MessageLoopDeps, type OutgoingMessage, type SendControls, type SendLog } from '../sending/message-loop';
 import { mailIdOf, planRequest, plannedMessage, unbuildableMessages, type PlannedMessage, type RequestPlan } from '../sending/plan';
 import { resumeFromLedger } from '../sending/resume';
@@ -16,6 +16,14 @@ import type { QueuedSend, SendOutcome, SendRequestsInput } from '../../adapters/
 export interface RequestSenderDeps extends MessageLoopDeps {
   /** Where tracking, online-version and unsubscribe links point (HERALD_PUBLIC_URL). */
   publicUrl: string;
+}
+
+/** How a sender sends a set of requests besides its controls. */
+export interface SendOptions {
+  /** Requests no attempt has touched before (queue entries never taken): the ledger has no row of theirs, so it is not read. */
+  fresh?: ReadonlySet<string>;
+  /** The Temporal run sending, stamped on every ledger row. */
+  sentBy?: SentBy;
 }
 
 /** One message still to send, with its request. */
@@ -38,7 +46,7 @@ interface Work {
 export function createRequestSender(deps: RequestSenderDeps) {
   const { store, mtaHost, publicUrl } = deps;
 
-  async function loadWork(input: SendRequestsInput, log?: SendLog): Promise<Work> {
+  async function loadWork(input: SendRequestsInput, log?: SendLog, fresh?: ReadonlySet<string>): Promise<Work> {
     const { account } = input;
     const stored = await store.sendRequests.find({ _id: { $in: input.requests.map((r) => r.requestId) }, account }).toArray();
     const found = new Set(stored.map((r) => r._id));
@@ -62,7 +70,12 @@ export function createRequestSender(deps: RequestSenderDeps) {
     plans.sort((a, b) => stored.indexOf(a.request) - stored.indexOf(b.request)); // sent in the order asked
     const readable = new Set([...plans.map((p) => p.request._id), ...unbuildable.flatMap((u) => u.messages.map((m) => m.requestId))]);
     const mailIds = [...plans.flatMap(({ plan }) => plan.mailIds), ...unbuildable.flatMap((u) => u.messages.map((m) => m.mailId))];
-    const { done } = await resumeFromLedger(store, account, mailIds);
+    // A fresh request has no row yet: only the others' rows are looked up.
+    const touched = [
+      ...plans.flatMap(({ request, plan }) => (fresh?.has(request._id) ? [] : plan.mailIds)),
+      ...unbuildable.flatMap((u) => u.messages.filter((m) => !fresh?.has(m.requestId)).map((m) => m.mailId)),
+    ];
+    const { done } = await resumeFromLedger(store, account, touched);
     // Only the messages still to send are built (rendered), and only when their turn comes.
     const pending = plans.flatMap(({ request, plan }) => plan.mailIds.flatMap((mailId, index) => (
       done.has(mailId) ? [] : [{ message: plan.message(index), sender: plan.sender, ignoreSuppression: request.purpose === 'optin-confirmation', request }]
@@ -107,16 +120,17 @@ export function createRequestSender(deps: RequestSenderDeps) {
      * stopped hearing from it (its retry would send the same messages meanwhile); a request whose
      * batch was cancelled gets its unsent messages dropped.
      */
-    async send(input: SendRequestsInput, controls: SendControls): Promise<SendOutcome> {
+    async send(input: SendRequestsInput, controls: SendControls, options: SendOptions = {}): Promise<SendOutcome> {
       const { account } = input;
-      const work = await loadWork(input, controls.log);
-      const unsendable = await recordUnsendable(new LedgerWriter(store), account, work);
+      const work = await loadWork(input, controls.log, options.fresh);
+      const unsendable = await recordUnsendable(new LedgerWriter(store, options.sentBy), account, work);
       const cancelled = new Set(work.requests.filter((r) => r.cancelledAt).map((r) => r._id));
       const ids = work.requests.map((r) => r._id);
       const tally = await sendMessages(deps, {
         ...controls,
         account,
         messages: work.pending,
+        sentBy: options.sentBy,
         // A request whose batch was cancelled gets its unsent messages dropped.
         isDropped: (item) => cancelled.has(item.request._id),
         beat: (done) => controls.heartbeat({ done: work.done + done, total: work.total }),

@@ -123,8 +123,12 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   const message = rowsWith(page, 'ada@example.net');
   await expect(message).toHaveCount(1);
   await expect(message).toContainText('sent');
+  // The link goes to the run that sent it, which its ledger row names.
+  const row = await herald.services.store.messages.findOne({ account: account.account, email: 'ada@example.net' });
   const run = page.getByRole('link', { name: /in the Temporal UI/ });
-  await expect(run).toHaveAttribute('href', `http://temporal-ui.test:8233/namespaces/${process.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows/sender-${account.account}`);
+  await expect(run).toHaveAttribute(
+    'href', `http://temporal-ui.test:8233/namespaces/${process.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows/sender-${account.account}/${row!.sentBy!.runId}`,
+  );
   await checkPage(page, 'batch');
   expect(problems).toEqual([]);
   await close();

@@ -39,6 +39,7 @@ it('answers 503 service_unavailable and keeps no half-recorded request when Temp
   expect(response.status).toBe(503);
   expect(await response.json()).toEqual({ success: false, error: { status: 503, type: 'service_unavailable', message: expect.any(String) } });
   expect(await store.sendRequests.countDocuments({ account: 'downacct' })).toBe(0);
+  expect(await store.sendQueue.countDocuments({ account: 'downacct' })).toBe(0); // its queue entry taken back
 });
 
 it('answers a custom trigger event 503 and keeps nothing recorded or counted when Temporal is down', async () => {

@@ -103,9 +103,16 @@ describe('a batch', () => {
       expect(message.mail_id).toMatch(/^\S+$/);
       expect(Date.parse(message.events[0].time)).toBeGreaterThan(Date.now() - 120_000);
     }
-    expect(data.temporal).toEqual({ namespace: 'default', workflowId: `sender-${acme.account}`, query: `HeraldBatches = "${batches.orders}"` });
-    const described = await herald.services.temporal.workflow.getHandle(data.temporal.workflowId).describe();
-    expect(described.workflowId).toBe(`sender-${acme.account}`);
+    // The run that sent it, named by its ledger rows, and the Temporal UI search that finds that run.
+    expect(data.temporal).toEqual({
+      namespace: 'default', workflowId: `sender-${acme.account}`, runIds: [expect.any(String)],
+      query: `WorkflowId = "sender-${acme.account}" AND RunId = "${data.temporal.runIds[0]}"`,
+    });
+    const described = await herald.services.temporal.workflow.getHandle(data.temporal.workflowId, data.temporal.runIds[0]).describe();
+    expect(described.type).toBe('AccountSender');
+    const found = [];
+    for await (const info of herald.services.temporal.workflow.list({ query: data.temporal.query })) found.push(info);
+    expect(found.map((info) => info.runId)).toEqual(data.temporal.runIds);
   });
 
   it('names the workflow waiting for a launch_date, with no messages yet', async () => {

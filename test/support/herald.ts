@@ -13,7 +13,8 @@ import { newId } from '../../core/shared/ids';
 import type { Store } from '../../adapters/store/store';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
 import type { CampaignTuning } from '../../adapters/temporal/contracts';
-import { removeWebhookSweeper } from '../../core/webhooks/lifecycle';
+import type { DrainTuning } from '../../core/transactional/drain';
+import { removeSweeper, sweepersOf } from '../../adapters/temporal/schedules';
 import { installTestTemporalRuntime } from './temporal-logs';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
@@ -55,10 +56,12 @@ export async function listenLocally(server: http.Server): Promise<string> {
  * test may change its lists and flags while Herald runs. `relayAuth`: the worker logs in to it.
  * `webhookTuning`: batching and polling of webhook delivery. Webhook URLs on 127.0.0.1 are allowed
  * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise. `campaignTuning`: page
- * size and deferral retries of campaign launches.
+ * size and deferral retries of campaign launches. `drainTuning`: paging and idling of the send queues' drains.
  */
 export async function startTestHerald(
-  options: SinkOptions & { relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning> } = {},
+  options: SinkOptions & {
+    relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning>; drainTuning?: Partial<DrainTuning>;
+  } = {},
 ): Promise<TestHerald> {
   installQuietRuntime();
   const database = `herald_test_${newId().slice(0, 10)}`;
@@ -70,7 +73,7 @@ export async function startTestHerald(
     HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
   });
   const herald = composeHerald(config, {
-    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning,
+    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning, drainTuning: options.drainTuning,
   });
   const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
   void (await herald.worker()).run();
@@ -87,7 +90,8 @@ export async function startTestHerald(
     sink,
     newAccount: (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
     async stop() {
-      await removeWebhookSweeper(temporal, config.taskQueue).catch(() => undefined); // this test's queue has no worker after this
+      // This test's queue has no worker after this.
+      for (const { scheduleId } of sweepersOf(config.taskQueue)) await removeSweeper(temporal, scheduleId).catch(() => undefined);
       await herald.close();
       await dropDatabase(database);
       await sink.close();

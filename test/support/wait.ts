@@ -1,3 +1,5 @@
+import type { Store } from '../../adapters/store/store';
+
 /** Polls `probe` every `everyMs` (100 ms by default) until it returns a truthy value, which it then returns. */
 export async function waitUntil<T>(
   what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 30000, everyMs = 100,
@@ -9,4 +11,15 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/**
+ * Until the account's sender has stopped draining its send queue (it clears its mark once the
+ * queue stayed empty): a request then rings Temporal instead of joining a drain at work.
+ */
+export function senderIdle(store: Store, account: string, timeoutMs = 30000): Promise<true> {
+  return waitUntil(`the sender of ${account} to go idle`, async () => {
+    const sender = await store.senders.findOne({ _id: account });
+    return !sender || sender.drainingUntil.getTime() <= Date.now();
+  }, timeoutMs);
 }

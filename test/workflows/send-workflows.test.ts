@@ -5,23 +5,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
-import { searchAttributeKeys, SEND_SIGNAL, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
+import { RING_SIGNAL, type DrainResult, type QueueGiveUpInput, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
 import { testWorkflowCode } from '../support/workflow-bundle';
 
 let env: TestWorkflowEnvironment;
-/** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST, without a dependency on @temporalio/proto. */
-const INDEXED_VALUE_TYPE_KEYWORD_LIST = 7;
 
 beforeAll(async () => {
   installTestTemporalRuntime(); // the failures below are on purpose: their logs show only if a test fails
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: await temporalTestServerPath() } },
-  });
-  // The AccountSender lists its batch ids in a search attribute, which must be registered.
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: { [searchAttributeKeys.batches.name]: INDEXED_VALUE_TYPE_KEYWORD_LIST },
   });
 }, 120000);
 afterAll(() => env?.teardown());
@@ -113,55 +106,94 @@ describe('ScheduledSend', () => {
 });
 
 describe('AccountSender', () => {
-  const signalAll = async (taskQueue: string, workflowId: string, ids: string[]) => {
-    let firstRunId: string | undefined;
-    for (const id of ids) {
-      const handle = await env.client.workflow.signalWithStart('AccountSender', {
-        taskQueue, workflowId, args: [{ account: 'acme' }], signal: SEND_SIGNAL, signalArgs: [[{ requestId: id, batchId: `acme_transactional_${id}` }]],
-      });
-      firstRunId ??= handle.signaledRunId;
-    }
-    return firstRunId!;
-  };
+  interface DrainCall { at: number; activity: 'drain' | 'give-up'; input: { account: string } & Partial<QueueGiveUpInput> }
 
-  it('gathers many requests into few attempts, sends each once, continues as new, and ends when idle', async () => {
-    // Each attempt takes a while, so requests signalled meanwhile wait and go out together.
-    const { worker, calls, taskQueue } = await standInWorker(async (input) => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      return sentAll(input);
+  /** A worker whose drainSendQueue answers with `drain` (called with the number of drains so far). */
+  async function drainWorker(drain: (drains: number) => Promise<DrainResult>) {
+    const calls: DrainCall[] = [];
+    const taskQueue = `drain-${Math.random().toString(36).slice(2)}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      ...testWorkflowCode(),
+      activities: {
+        drainSendQueue: async (input: { account: string }) => {
+          calls.push({ at: await env.currentTimeMs(), activity: 'drain', input });
+          return drain(calls.filter((c) => c.activity === 'drain').length);
+        },
+        giveUpSendQueue: async (input: QueueGiveUpInput) => {
+          calls.push({ at: await env.currentTimeMs(), activity: 'give-up', input });
+          return { sent: 0, failed: 1, deferred: [] };
+        },
+      },
     });
-    const workflowId = `sender-acme-${Math.random().toString(36).slice(2)}`;
-    // Long batch ids: the run's searchable list fills up after a few dozen, and the run continues as new.
-    const ids = Array.from({ length: 120 }, (_, i) => `request-${String(i).padStart(3, '0')}-${'x'.repeat(30)}`);
-    const firstRunId = await worker.runUntil(async () => {
-      const runId = await signalAll(taskQueue, workflowId, ids);
-      await env.client.workflow.getHandle(workflowId).result(); // ends after the idle period (skipped)
-      return runId;
-    });
-    const sends = calls.filter((c) => c.activity === 'send');
-    const sentIds = sends.flatMap((c) => c.input.requests.map((r) => r.requestId));
-    expect(sentIds.sort()).toEqual([...ids].sort()); // every request, exactly once
-    expect(sends.length).toBeLessThan(ids.length); // gathered
-    const first = await env.client.workflow.getHandle(workflowId, firstRunId).describe();
-    expect(first.status.name).toBe('CONTINUED_AS_NEW');
-  }, 120000);
+    return { worker, calls, taskQueue, workflowId: `sender-acme-${Math.random().toString(36).slice(2)}` };
+  }
 
-  it('sends a deferred request again after its backoff, without holding the others', async () => {
-    const { worker, calls, taskQueue } = await standInWorker(async (input, seen) => ({
-      sent: 1, failed: 0,
-      deferred: input.requests.some((r) => r.requestId === 'slow') && seen.filter((c) => c.input.requests.some((r) => r.requestId === 'slow')).length < 3 ? ['slow'] : [],
-    }));
-    const workflowId = `sender-acme-${Math.random().toString(36).slice(2)}`;
+  const ring = (taskQueue: string, workflowId: string) => env.client.workflow.signalWithStart('AccountSender', {
+    taskQueue, workflowId, args: [{ account: 'acme' }], signal: RING_SIGNAL, signalArgs: [],
+  });
+  const idle: DrainResult = { sent: 1, failed: 0, left: 0 };
+
+  it('drains when rung, drains again when rung during a drain, and ends once idle', async () => {
+    let release!: () => void;
+    const firstDrainHeld = new Promise<void>((resolve) => { release = resolve; });
+    let inFirst!: () => void;
+    const firstDrainStarted = new Promise<void>((resolve) => { inFirst = resolve; });
+    const { worker, calls, taskQueue, workflowId } = await drainWorker(async (drains) => {
+      if (drains === 1) {
+        inFirst();
+        await firstDrainHeld;
+      }
+      return idle;
+    });
     await worker.runUntil(async () => {
-      await signalAll(taskQueue, workflowId, ['slow']);
-      await signalAll(taskQueue, workflowId, ['fast']);
+      await ring(taskQueue, workflowId);
+      await firstDrainStarted;
+      await ring(taskQueue, workflowId); // while the first drain runs
+      await ring(taskQueue, workflowId);
+      release();
+      await env.client.workflow.getHandle(workflowId).result(); // ends after the idle period (skipped)
+    });
+    expect(calls.map((c) => c.activity)).toEqual(['drain', 'drain']); // the rings during a drain ask for one more
+    expect(calls[0].input).toEqual({ account: 'acme' });
+  }, 60000);
+
+  it('starts a drain when a deferred request falls due, without a ring', async () => {
+    const { worker, calls, taskQueue, workflowId } = await drainWorker(async (drains) => (
+      drains === 1 ? { sent: 0, failed: 0, left: 1, nextDueAt: (await env.currentTimeMs()) + 30_000 } : idle
+    ));
+    await worker.runUntil(async () => {
+      await ring(taskQueue, workflowId);
       await env.client.workflow.getHandle(workflowId).result();
     });
-    const slow = calls.filter((c) => c.input.requests.some((r) => r.requestId === 'slow')).map((c) => c.at);
-    const fast = calls.filter((c) => c.input.requests.some((r) => r.requestId === 'fast'));
-    expect(slow).toHaveLength(3);
-    expect(slow[2] - slow[1]).toBeGreaterThanOrEqual(2000);
-    expect(fast).toHaveLength(1);
-    expect(calls.some((c) => c.activity === 'failed')).toBe(false);
-  }, 120000);
+    const drains = calls.map((c) => c.at);
+    expect(drains).toHaveLength(2);
+    expect(drains[1] - drains[0]).toBeGreaterThanOrEqual(30_000);
+  }, 60000);
+
+  it('starts the next drain at once when one stopped with requests ready (its time was up)', async () => {
+    const { worker, calls, taskQueue, workflowId } = await drainWorker(async (drains) => (drains === 1 ? { ...idle, left: 5, again: true } : idle));
+    await worker.runUntil(async () => {
+      await ring(taskQueue, workflowId);
+      await env.client.workflow.getHandle(workflowId).result();
+    });
+    expect(calls.map((c) => c.activity)).toEqual(['drain', 'drain']);
+  }, 60000);
+
+  it('retries a drain the relay fails with backoff, then gives up the requests accepted before it began, and drains the rest', async () => {
+    const { worker, calls, taskQueue, workflowId } = await drainWorker(async (drains) => {
+      if (drains <= 10) throw new Error('connect ECONNREFUSED');
+      return idle;
+    });
+    await worker.runUntil(async () => {
+      await ring(taskQueue, workflowId);
+      await env.client.workflow.getHandle(workflowId).result();
+    });
+    expect(calls.map((c) => c.activity)).toEqual([...Array(10).fill('drain'), 'give-up', 'drain']);
+    const giveUp = calls[10];
+    expect(giveUp.input).toMatchObject({ account: 'acme', reason: 'connect ECONNREFUSED' });
+    expect(giveUp.input.acceptedBefore).toBeLessThanOrEqual(calls[0].at); // only what waited through every retry
+    expect(calls[9].at - calls[0].at).toBeGreaterThan(60_000); // backoff between the attempts
+  }, 60000);
 });

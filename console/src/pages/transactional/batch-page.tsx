@@ -12,7 +12,8 @@ export function Batch({ id }: { id: string }) {
   const batch = useApi<BatchDetail>(accountPath(`/batches/${encodeURIComponent(id)}`));
   const b = batch.data;
   const workflowId = b?.temporal?.workflowId ?? b?.workflowId ?? null;
-  const temporal = workflowId ? temporalWorkflowUrl(workflowId) : null;
+  // The run that sent the batch (its first, when several did); the workflow's latest before any sent.
+  const temporal = workflowId ? temporalWorkflowUrl(workflowId, b?.temporal?.runIds?.[0]) : null;
   return (
     <Page title={`Batch ${id}`} actions={<a href={`${to('/activity')}?batch=${encodeURIComponent(id)}`}>Its events in the activity feed</a>}>
       <Loading loading={batch.loading} error={batch.error}>

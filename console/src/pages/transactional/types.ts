@@ -21,7 +21,7 @@ export interface BatchDetail extends BatchSummary {
   messages: Array<{ mail_id: string; to: string; status: string; events: Array<{ type: string; time: string }> }>;
   /** Messages with an outcome, all of them (`messages` holds the first few hundred). */
   messagesTotal?: number;
-  temporal?: { namespace: string; workflowId: string; query?: string } | null;
+  temporal?: { namespace: string; workflowId: string; runIds?: string[]; query?: string } | null;
 }
 
 /** An event of the activity feed (view=full: every field of its type). */

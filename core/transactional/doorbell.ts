@@ -1,0 +1,53 @@
+// The doorbell between the API and an account's sender. A sender draining the account's send
+// queue says so in the store (`drainingUntil`, renewed with its heartbeats); the API, once a
+// request's queue entry is stored, rings the account's AccountSender only when no sender says so.
+// A burst of requests then costs one ring (or none) instead of a Temporal signal each.
+//
+// Nothing is lost between the two: a sender that finds its queue empty clears its mark first and
+// reads the queue once more before it stops, and the API reads the mark only after its entry is
+// stored. Either that last read finds the entry, or the API finds the mark cleared and rings.
+// A sender that dies leaves a mark that lapses after LEASE_MS, and Temporal retries its drain.
+import type { Store } from '../../adapters/store/store';
+import { TurnBatch } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
+import { ringAccountSender, type SignalDeps } from '../../adapters/temporal/client';
+
+/** How long a sender's mark holds without being renewed (it renews it every 2 s while draining). */
+export const LEASE_MS = 10_000;
+/**
+ * A mark this close to lapsing is taken as lapsed: the API rings (harmless when the sender is alive),
+ * so a sender that died moments ago, or a clock a little behind the sender's, costs no wait.
+ */
+const MARGIN_MS = 3_000;
+
+/** The sender's mark: draining the account's queue for LEASE_MS from `now`. */
+export async function markDraining(store: Store, account: string, now = Date.now()): Promise<void> {
+  await store.senders.updateOne({ _id: account }, { $set: { drainingUntil: new Date(now + LEASE_MS) } }, { upsert: true });
+}
+
+/** The sender stops: its mark is cleared (before its last read of the queue). */
+export async function clearDraining(store: Store, account: string): Promise<void> {
+  await store.senders.updateOne({ _id: account }, { $set: { drainingUntil: new Date(0) } }, { upsert: true });
+}
+
+/** One read of an account's mark for every request of the account accepted in the same turn. */
+const markReads = perStore(() => new Map<string, TurnBatch<void, boolean>>());
+
+function isDraining(store: Store, account: string): Promise<boolean> {
+  const batches = markReads(store);
+  let batch = batches.get(account);
+  if (!batch) {
+    batch = new TurnBatch<void, boolean>(async (items) => {
+      const sender = await store.senders.findOne({ _id: account });
+      const draining = sender !== null && sender.drainingUntil.getTime() > Date.now() + MARGIN_MS;
+      return items.map(() => ({ value: draining }));
+    });
+    batches.set(account, batch);
+  }
+  return batch.add();
+}
+
+/** Called once the request's queue entry is stored: rings the account's sender unless one is draining its queue. */
+export async function ringUnlessDraining(deps: SignalDeps & { store: Store }, account: string): Promise<void> {
+  if (!(await isDraining(deps.store, account))) await ringAccountSender(deps, account);
+}

@@ -1,0 +1,120 @@
+// Single sends through the account's send queue: accepted requests are stored and queued, the
+// API rings the account's AccountSender only when no drain runs (the doorbell), one drain sends a
+// burst, every ledger row names the run that sent it, the queue ends empty, a request arriving
+// after the drain went idle rings it again, and the sweeper rings a queue nobody attends.
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { ObjectId } from 'mongodb';
+import type { NewAccount } from '../../core/accounts/accounts';
+import { triggerSweeper } from '../../adapters/temporal/schedules';
+import { workflowIds } from '../../adapters/temporal/contracts';
+import { toStoredFields } from '../../core/transactional/request';
+import { startTestHerald, type TestHerald } from '../support/herald';
+import { callHerald } from '../support/http';
+
+let herald: TestHerald;
+let account: NewAccount;
+
+beforeAll(async () => {
+  // A drain stops once its queue stayed empty 300 ms: the test sees it go idle and be rung again.
+  herald = await startTestHerald({ drainTuning: { idleMs: 300 } });
+  account = await herald.newAccount();
+});
+afterAll(() => herald?.stop());
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const send = (to: string, i: number) => callHerald(herald.baseUrl, 'POST', '/v1/mail/send', {
+  headers: { authorization: `Bearer ${account.transactionalKey}` },
+  json: { from: { email: 'shop@example.com' }, subject: `Order ${i}`, content: { text: `Order ${i} shipped` }, recipients: [{ to: { email: to } }] },
+});
+
+/** The account's sender runs and, over all of them, the rings it got and the drains it ran. */
+async function senderHistory() {
+  const { temporal } = herald.services;
+  const workflowId = workflowIds.accountSender(account.account);
+  const runs: WorkflowExecutionInfo[] = [];
+  for await (const info of temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(info);
+  let rings = 0;
+  let drains = 0;
+  for (const run of runs) {
+    const events = (await temporal.workflow.getHandle(workflowId, run.runId).fetchHistory()).events ?? [];
+    rings += events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'ring').length;
+    drains += events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'drainSendQueue').length;
+  }
+  return { runs, rings, drains };
+}
+
+it('sends a burst of 80 single sends with far fewer rings and drains than requests, each ledger row naming its run', async () => {
+  const REQUESTS = 80;
+  const before = herald.sink.received.length;
+  const answers = await Promise.all(Array.from({ length: REQUESTS }, (_, i) => send(`g${i}@example.net`, i)));
+  expect(answers.map((a) => a.status)).toEqual(Array(REQUESTS).fill(202));
+  expect(new Set(answers.map((a) => a.headers.get('herald-batch-id'))).size).toBe(REQUESTS);
+
+  const mails = (await herald.sink.waitFor(before + REQUESTS, 60000)).slice(before);
+  expect(mails.map((m) => m.rcptTo[0]).sort()).toEqual(Array.from({ length: REQUESTS }, (_, i) => `g${i}@example.net`).sort());
+
+  const { store } = herald.services;
+  await eventually('the queue emptied', async () => ((await store.sendQueue.countDocuments({ account: account.account })) === 0 ? true : undefined));
+  const { runs, rings, drains } = await senderHistory();
+  expect(runs.every((run) => run.type === 'AccountSender')).toBe(true);
+  expect(rings).toBeLessThan(REQUESTS); // requests that found a drain at work rang no one
+  expect(drains).toBeGreaterThan(0);
+  expect(drains).toBeLessThan(REQUESTS);
+
+  // Each message's ledger row names the run that sent it: an operator's way from a batch to its run.
+  const rows = await store.messages.find({ account: account.account }).toArray();
+  expect(rows).toHaveLength(REQUESTS);
+  const runIds = new Set(runs.map((run) => run.runId));
+  for (const row of rows) {
+    expect(row.sentBy?.workflowId).toBe(workflowIds.accountSender(account.account));
+    expect(runIds.has(row.sentBy!.runId)).toBe(true);
+  }
+}, 120000);
+
+it('rings the sender again for a request that arrives after its drain went idle', async () => {
+  const { store } = herald.services;
+  const idle = async () => {
+    const sender = await store.senders.findOne({ _id: account.account });
+    return sender && sender.drainingUntil.getTime() === 0 ? true : undefined;
+  };
+  const before = herald.sink.received.length;
+  expect((await send('first@example.net', 1)).status).toBe(202);
+  await herald.sink.waitFor(before + 1, 30000);
+  await eventually('the drain to stop, idle', idle);
+  const { drains } = await senderHistory();
+
+  expect((await send('second@example.net', 2)).status).toBe(202);
+  const [mail] = (await herald.sink.waitFor(before + 2, 30000)).slice(before + 1);
+  expect(mail.rcptTo).toEqual(['second@example.net']);
+  await eventually('a new drain', async () => ((await senderHistory()).drains > drains ? true : undefined));
+}, 60000);
+
+it('sends a request whose API died before ringing, once the sweeper finds its queue unattended', async () => {
+  // What an API process that died between queueing a request and ringing leaves: the stored
+  // request and its entry, accepted over a minute ago, and no drain running.
+  const { store, temporal, taskQueue } = herald.services;
+  await eventually('the drain to stop, idle', async () => {
+    const sender = await store.senders.findOne({ _id: account.account });
+    return sender && sender.drainingUntil.getTime() === 0 ? true : undefined;
+  });
+  const requestId = `orphan${Date.now()}`;
+  const batchId = `${account.account}_transactional_${requestId}`;
+  const body = { from: { email: 'shop@example.com' }, subject: 'Left behind', content: { text: 'Still sent' }, recipients: [{ to: { email: 'orphan@example.net' } }] };
+  await store.sendRequests.insertOne({ _id: requestId, ...toStoredFields({ account: account.account, source: 'http', body }), batchId, acceptedAt: new Date(Date.now() - 120_000) });
+  await store.sendQueue.insertOne({ _id: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 120), account: account.account, requestId, batchId });
+
+  const before = herald.sink.received.length;
+  await triggerSweeper(temporal, workflowIds.sendQueueSweeper(taskQueue));
+  const [mail] = (await herald.sink.waitFor(before + 1, 30000)).slice(before);
+  expect(mail.rcptTo).toEqual(['orphan@example.net']);
+  await eventually('the queue emptied', async () => ((await store.sendQueue.countDocuments({ account: account.account })) === 0 ? true : undefined));
+}, 60000);
