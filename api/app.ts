@@ -21,7 +21,7 @@ import { transactionalRouter } from './transactional/router';
 import { triggerRouter } from './triggers/router';
 
 export interface ApiDeps {
-  store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number; namespace: string; logger: Logger;
+  store: Store; temporal: Client; taskQueue: string; namespace: string; logger: Logger;
   /** Links and From address of the hosted opt-in's mails (HERALD_PUBLIC_URL, HERALD_OPTIN_FROM). */
   optin: OptinSettings;
   /** GET /metrics asks for this bearer token (HERALD_METRICS_TOKEN); unset, it is open. */

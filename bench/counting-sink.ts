@@ -36,6 +36,8 @@ function main(): void {
 
 export interface CountingSink {
   url: string;
+  /** Its process (for its CPU). */
+  pid: number;
   /** Resolves at the moment (performance.now()) the sink reports its n-th message; rejects after timeoutMs. */
   waitFor(n: number, timeoutMs: number): Promise<number>;
   count(): Promise<number>;
@@ -54,6 +56,7 @@ export async function startCountingSink(): Promise<CountingSink> {
     .catch(async (error) => { child.kill('SIGKILL'); throw error; });
   return {
     url: `smtp://127.0.0.1:${ready.port}`,
+    pid: child.pid!,
     async waitFor(n, timeoutMs) {
       const reached = next((m): m is { reached: number } => 'reached' in m && m.reached === n);
       child.send({ waitFor: n } satisfies ToSink);

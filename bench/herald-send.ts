@@ -1,21 +1,29 @@
 // (c) The real Herald path: POST /v1/mail/send through the Koa API, the store, Temporal and the
 // worker to a counting relay. Two loads: single-recipient requests from 50 concurrent clients
-// (accepted/s beside bare signalWithStart on the same Temporal server, p99 accept latency, and
-// delivered/s beside accepted/s), and one 1000-recipient request (recipients/s beside the relay's
-// own speed: the same number of messages composed beforehand and sent raw by nodemailer to the
-// same kind of sink). Reported beside the references measured in the same run, so the figures
-// say what Herald adds.
+// (accepted/s, p99 accept latency, delivered/s beside accepted/s and beside the relay's own
+// speed), and one 1000-recipient request (recipients/s beside the relay's own speed: the same
+// number of messages composed beforehand and sent raw by nodemailer to the same kind of sink).
+// Where a single send's cost goes is printed too: each process's and thread's CPU per request
+// (the API, the worker, the store, Temporal, the sink), and a profile of the API's and the
+// worker's threads by stage, taken on a pass of its own. Reported beside the references measured
+// in the same run, so the figures say what Herald adds.
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
-import { startApiThread } from './api-thread';
+import { startListener } from './api-thread';
+import { CpuMeter, jvmJitMs, processCpuMs, threadCpuMs, threadsCpuMs } from './cpu-usage';
+import { profileThread, type StageRule } from './cpu-profile';
 import { measureTemporalReference, startBenchHerald, startBenchStack } from './herald-stack';
 import { runSendLoad } from './load-thread';
-import { recipientOf, sampleHtml, sendRequestBody } from './mail';
+import { recipientOf, sampleHtml } from './mail';
 import { percentile, perSecond, round } from './stats';
 import { measurePrebuiltRaw } from './nodemailer-raw';
 import { log, runPool, Teardown } from './support';
 
 const REQUESTS = 1500;
+/** Requests sent before the timed ones, so the JITs (node's, the store's JVM) are warm as in a service that has run a while. */
+const WARM_UP_REQUESTS = 500;
+/** Requests of the profiled pass (after the timed one). */
+const PROFILED_REQUESTS = 500;
 /** Clients sending at once, each over its own keep-alive connection. */
 const CONCURRENCY = 50;
 const BIG_REQUEST_RECIPIENTS = 1000;
@@ -56,6 +64,33 @@ function bigSendBody(count: number, variant: number) {
   });
 }
 
+/** The stages of the worker's thread, by the frames that make them (the nearest on a sample's stack wins). */
+const WORKER_STAGES: StageRule[] = [
+  { stage: 'read_request', url: /core\/transactional\/request\.js/ },
+  { stage: 'render', url: /core\/content\/|core\/sending\/(plan|mime-splice|dkim)\.js|nodemailer\/lib\/(mime-node|mail-composer|addressparser|mime-funcs|base64|qp|punycode)|parse5|htmlparser2|entities|handlebars/ },
+  { stage: 'relay', url: /adapters\/relay\// },
+  { stage: 'store', url: /node_modules\/(mongodb|bson)\/|adapters\/batching\/|core\/sending\/(ledger|resume|suppressions)\.js|core\/transactional\/(send-queue|doorbell)\.js/ },
+  { stage: 'events', url: /core\/tracking\// },
+  { stage: 'temporal', url: /@temporalio|core-bridge/ },
+  { stage: 'bench', url: /dist\/bench\// },
+];
+
+/** The stages of the API's thread. */
+const API_STAGES: StageRule[] = [
+  { stage: 'validate', url: /ajv|api\/transactional\/(validate-send|send-schema)|api\/validation|core\/shared\/limits|core\/content\/|api\/middleware\/body/ },
+  { stage: 'authenticate', url: /api\/transactional\/auth|core\/accounts\// },
+  { stage: 'store', url: /node_modules\/(mongodb|bson)\/|adapters\/batching\/|core\/transactional\/(accept|send-queue|monthly-usage|doorbell|request|submit)\.js/ },
+  { stage: 'temporal', url: /@temporalio|@grpc|protobufjs/ },
+  { stage: 'http', url: /node_modules\/(koa|@koa|koa-compose|raw-body|co-body|type-is|on-finished|delegates|ee-first|statuses|http-errors|content-type|media-typer)\/|node:_http|api\/middleware|api\/app/ },
+  { stage: 'log', url: /pino/ },
+];
+
+/** ms per request of each stage, idle time left out. */
+function perRequest(stages: Record<string, number>, requests: number): Record<string, number> {
+  const busy = Object.entries(stages).filter(([name]) => name !== 'idle');
+  return Object.fromEntries(busy.sort((a, b) => b[1] - a[1]).map(([name, ms]) => [name, round(ms / requests, 3)]));
+}
+
 export async function runHeraldSend(): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
   try {
@@ -64,16 +99,17 @@ export async function runHeraldSend(): Promise<Record<string, unknown>> {
     log('herald-send: store reference (insertOne)');
     const storeInserts = await measureStoreInserts(stack.store.uri);
     log(`herald-send: bare Temporal reference on this server (signalWithStart, ${CONCURRENCY} in flight)`);
-    // Accepting is compared with the server's own signalWithStart rate, like with like (a request is a
-    // signal into its account's sender); no-op workflows per second measured nothing a send does.
+    // Beside the accept rate, the server's own rate of signalWithStart calls (what each request cost
+    // before the send queue; the API now rings a sender only when none is draining).
     const { signalWithStartPerS } = await measureTemporalReference(stack, CONCURRENCY, false);
 
     log('herald-send: starting Herald (worker in-process, API on its own thread)');
     const herald = await startBenchHerald(stack, teardown);
     const { transactionalKey } = herald;
     // The API on a thread of its own, as it is a process of its own in a deployment (docker/compose.yaml).
-    const apiBase = await startApiThread(stack.store.uri, herald.config.mongodbDatabase, teardown, herald.listenerTemporal);
-    // The warm-up and the big request, one at a time from this thread (the 50 clients have a thread of their own).
+    const api = await startListener('api', stack.store.uri, herald.config.mongodbDatabase, teardown, herald.listenerTemporal);
+    const apiBase = `http://127.0.0.1:${api.port}`;
+    // The big request, one at a time from this thread (the 50 clients have a thread of their own).
     const client = new Pool(apiBase, { connections: 1 });
     teardown.defer('http client', () => client.close());
 
@@ -87,38 +123,69 @@ export async function runHeraldSend(): Promise<Record<string, unknown>> {
       if (res.statusCode !== 202) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       return performance.now() - t0;
     };
-    // Warm-up: one send end to end, so the first-time costs (workflow cache, relay connection) stay out.
-    await postBody(sendRequestBody(-1));
-    await sink.waitFor(1, 60_000);
+    const load = { apiBase, transactionalKey, concurrency: CONCURRENCY, timeoutMs: 120_000 };
+    let delivered = 0;
+    const delivery = async (count: number) => sink.waitFor((delivered += count), 180_000);
+
+    log(`herald-send: ${WARM_UP_REQUESTS} requests to warm up`);
+    await runSendLoad({ ...load, first: -WARM_UP_REQUESTS, count: WARM_UP_REQUESTS }, () => undefined);
+    await delivery(WARM_UP_REQUESTS);
 
     log(`herald-send: ${REQUESTS} requests, ${CONCURRENCY} at a time (clients on a thread of their own)`);
+    const nodeThreads = () => [...threadsCpuMs(process.pid).values()].reduce((sum, thread) => sum + thread.ms, 0);
+    const cpu = new CpuMeter({
+      worker_thread: threadCpuMs,
+      api_thread: () => threadsCpuMs(process.pid).get(api.tid)?.ms ?? 0,
+      node_process: () => processCpuMs(process.pid),
+      live_node_threads: nodeThreads,
+      store: () => processCpuMs(stack.store.pid),
+      store_jit: () => jvmJitMs(stack.store.pid),
+      temporal: () => processCpuMs(stack.temporal.pid),
+      sink: () => processCpuMs(sink.pid),
+    });
     let started = 0;
-    const pool = await runSendLoad(
-      { apiBase, transactionalKey, first: 0, count: REQUESTS, concurrency: CONCURRENCY, timeoutMs: 120_000 },
-      () => { started = performance.now(); },
-    );
+    const pool = await runSendLoad({ ...load, first: 0, count: REQUESTS }, () => { started = performance.now(); cpu.start(); });
     const acceptedMs = pool.durationMs;
     const accepted = pool.results.length;
     let reachedAt: number | undefined;
     try {
-      reachedAt = await sink.waitFor(1 + accepted, 180_000);
+      reachedAt = await delivery(accepted);
     } catch (error) {
       log(`herald-send: ${(error as Error).message}`);
     }
-    const delivered = (await sink.count()) - 1;
+    const used = cpu.perItem(accepted);
     const sendsPerS = reachedAt === undefined ? NaN : perSecond(accepted, reachedAt - started);
     const acceptedPerS = perSecond(accepted, acceptedMs);
+    // The load thread ended: its CPU is in the process's but no longer in a live thread's.
+    const loadMs = round(pool.cpuMs / accepted, 3);
+    const cpuPerRequest = {
+      api_thread: used.api_thread,
+      worker_thread: used.worker_thread,
+      other_node_threads: round(used.live_node_threads - used.worker_thread - used.api_thread, 3),
+      store: round(used.store - used.store_jit, 3),
+      store_jit: used.store_jit,
+      temporal: used.temporal,
+      sink: used.sink,
+      load_generator: loadMs,
+    };
+
+    log(`herald-send: ${PROFILED_REQUESTS} requests with the API's and the worker's threads profiled`);
+    const stopApi = await api.profile('herald-send-api', API_STAGES);
+    const stopWorker = await profileThread('herald-send-worker', WORKER_STAGES);
+    await runSendLoad({ ...load, first: REQUESTS, count: PROFILED_REQUESTS }, () => undefined);
+    await delivery(PROFILED_REQUESTS);
+    const [apiStages, workerStages] = await Promise.all([stopApi(), stopWorker()]);
 
     // Warm-up: a first big request of another content, so the timed one meets warm JITs (node's and
     // the store's) as the prebuilt reference, measured after its own warm-up, does.
     log(`herald-send: one request to ${BIG_REQUEST_RECIPIENTS} recipients (warm-up), then another`);
     await postBody(bigSendBody(BIG_REQUEST_RECIPIENTS, 1));
-    await sink.waitFor(1 + accepted + BIG_REQUEST_RECIPIENTS, 180_000).catch(() => undefined);
+    await delivery(BIG_REQUEST_RECIPIENTS).catch(() => undefined);
     const bigStarted = performance.now();
     await postBody(bigSendBody(BIG_REQUEST_RECIPIENTS, 0));
     let bigReachedAt: number | undefined;
     try {
-      bigReachedAt = await sink.waitFor(1 + accepted + 2 * BIG_REQUEST_RECIPIENTS, 180_000);
+      bigReachedAt = await delivery(BIG_REQUEST_RECIPIENTS);
     } catch (error) {
       log(`herald-send: ${(error as Error).message}`);
     }
@@ -128,26 +195,31 @@ export async function runHeraldSend(): Promise<Record<string, unknown>> {
     return {
       scenario: 'herald-send',
       accepted_per_s: acceptedPerS,
-      signal_with_start_per_s: signalWithStartPerS,
-      ratio_accepted_to_signal_with_start: round(acceptedPerS / signalWithStartPerS, 2),
       p50_accept_ms: round(percentile(pool.results, 50)),
       p99_accept_ms: round(percentile(pool.results, 99)),
       accepted,
       request_errors: REQUESTS - accepted,
       ...(pool.firstError ? { first_error: pool.firstError } : {}),
       sends_per_s: sendsPerS,
+      ratio_sends_to_prebuilt_raw: round(sendsPerS / prebuilt.messages_per_s, 2),
       ratio_delivered_to_accepted: round(sendsPerS / acceptedPerS, 2),
-      delivered,
       big_request_recipients_per_s: recipientsPerS,
       prebuilt_raw_messages_per_s: prebuilt.messages_per_s,
       ratio_big_request_to_prebuilt_raw: round(recipientsPerS / prebuilt.messages_per_s, 2),
+      signal_with_start_per_s: signalWithStartPerS,
+      ratio_accepted_to_signal_with_start: round(acceptedPerS / signalWithStartPerS, 2),
+      cpu_ms_per_request: { ...cpuPerRequest, total: round(Object.values(cpuPerRequest).reduce((a, b) => a + b, 0), 3) },
+      stages_ms_per_request: { api_thread: perRequest(apiStages, PROFILED_REQUESTS), worker_thread: perRequest(workerStages, PROFILED_REQUESTS) },
       store_insert_per_s: storeInserts.sendRequestDocs,
       store_insert_small_per_s: storeInserts.smallDocs,
-      notes: `single-recipient ~15 KB requests from ${CONCURRENCY} clients (undici Pool, keep-alive, on a thread of their own); sends_per_s = first request to the ` +
-        `sink's ${accepted}th message; signal_with_start_per_s = bare signalWithStart into one workflow on the same server, ${CONCURRENCY} in flight; ` +
+      notes: `single-recipient ~15 KB requests (each its own content, tracked) from ${CONCURRENCY} clients (undici Pool, keep-alive, bodies made beforehand, on a thread of their own), ` +
+        `after ${WARM_UP_REQUESTS} to warm up; sends_per_s = first request to the sink's ${accepted}th message; ` +
+        'cpu_ms_per_request = CPU of each process and thread over the timed requests (/proc), per request: other_node_threads = the relay thread, the workflow ' +
+        'thread, V8\'s garbage collection and compiler threads, the Temporal SDK\'s; store_jit = the store JVM\'s compiler threads; ' +
+        `stages_ms_per_request = a sampling profile of the API's and the worker's threads over ${PROFILED_REQUESTS} more requests, by stage (wall time on the thread, the profiler's cost included); ` +
         `big request = ${BIG_REQUEST_RECIPIENTS} recipients with 2 substitutions each, POST to the sink's last message (after one such request of another content as a warm-up), beside the same number of ` +
-        `prebuilt raw messages sent by nodemailer (5 pooled connections, 50 in flight) to the same sink; store_insert_per_s = memory backend insertOne of ` +
-        `~15 KB send-request-shaped docs, store_insert_small_per_s of ~100 B docs, ${CONCURRENCY} in flight`,
+        `prebuilt raw messages sent by nodemailer (5 pooled connections, 50 in flight) to the same sink; signal_with_start_per_s = bare signalWithStart into one workflow on the same server, ${CONCURRENCY} in flight; ` +
+        `store_insert_per_s = memory backend insertOne of ~15 KB send-request-shaped docs, store_insert_small_per_s of ~100 B docs, ${CONCURRENCY} in flight`,
     };
   } finally {
     await teardown.run();

@@ -3,7 +3,7 @@
 // thread with an account to send as. Each scenario adds its own listener thread and load.
 import path from 'node:path';
 import { createAccount } from '../core/accounts/accounts';
-import { EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT, loadConfig, type Config } from '../composition/config';
+import { loadConfig, type Config } from '../composition/config';
 import type { Store } from '../adapters/store/store';
 import { composeHerald, type Herald, type HeraldTuning } from '../composition/herald';
 import { createLogger } from '../adapters/logger';
@@ -18,7 +18,7 @@ import { measureNoopWorkflows, measureSignalWithStart, startBenchWorker } from '
 
 export interface BenchStack {
   store: EmbeddedStore;
-  temporal: { address: string; namespace: string };
+  temporal: { address: string; namespace: string; pid: number };
   sink: CountingSink;
 }
 
@@ -63,10 +63,9 @@ export async function measureTemporalReference(stack: BenchStack, concurrency: n
  * relay), with `env` on top of the process's environment; closed by the teardown.
  */
 export function composeBenchHerald(stack: BenchStack, teardown: Teardown, env: Record<string, string>, tuning: HeraldTuning = {}): Herald {
-  // The embedded Temporal takes 64 KB search attribute values (as npm start's does).
   const config = loadConfig({
     ...process.env, MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
-    TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: String(EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT), HERALD_MTA_HOST: 'herald.bench', HERALD_LOG_LEVEL: 'silent', ...env,
+    HERALD_MTA_HOST: 'herald.bench', HERALD_LOG_LEVEL: 'silent', ...env,
   });
   const herald = composeHerald(config, { logger: createLogger('silent'), ...tuning });
   teardown.defer('herald', () => herald.close());
@@ -98,6 +97,6 @@ export async function startBenchHerald(stack: BenchStack, teardown: Teardown, op
   const { account, apiKey, transactionalKey } = await createAccount(await herald.store(), `bench${newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   return {
     herald, config, store: await herald.store(), account, apiKey, transactionalKey, startWorker,
-    listenerTemporal: { address: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
+    listenerTemporal: { address: stack.temporal.address, namespace: config.temporalNamespace, taskQueue: config.taskQueue},
   };
 }

@@ -5,8 +5,10 @@
 import { once } from 'node:events';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { Pool } from 'undici';
 import { recipientOf, sampleHtml, sendRequestBody, triggerEventBody } from './mail';
+import { threadCpuMs } from './cpu-usage';
 import { runPool, type PoolResult } from './support';
 
 const ROLE = 'herald-bench-load';
@@ -20,8 +22,8 @@ export interface SmtpLoad { smtpPort: number; transactionalKey: string; first: n
 /** `count` custom trigger events (bench/mail.ts's triggerEventBody(first + i)) posted to the account's trigger address `path`. */
 export interface TriggerLoad { apiBase: string; path: string; first: number; count: number; concurrency: number; timeoutMs: number }
 
-/** The latency of each accepted request (ms), and the load's duration measured on its own thread. */
-export interface LoadResult extends PoolResult<number> { durationMs: number }
+/** The latency of each accepted request (ms), the load's duration measured on its own thread, and that thread's CPU meanwhile. */
+export interface LoadResult extends PoolResult<number> { durationMs: number; cpuMs: number }
 
 type Load = { kind: 'http'; load: SendLoad } | { kind: 'smtp'; load: SmtpLoad } | { kind: 'trigger'; load: TriggerLoad };
 interface Start { role: typeof ROLE; work: Load }
@@ -56,29 +58,40 @@ async function runLoad(work: Load, onGo: () => void): Promise<LoadResult> {
   }
 }
 
-/** The thread's side: one undici Pool, each request's body read to the end so its connection is reused; every answer must be 202. */
+/**
+ * The thread's side: one undici Pool, each request's body read to the end so its connection is
+ * reused; every answer must be 202. The bodies are made before the load starts: making ~15 KB of
+ * HTML per request would take the machine's CPU from what is measured.
+ */
 async function postJson(
-  apiBase: string, path: string, headers: Record<string, string>, bodyOf: (i: number) => string, { first, count, concurrency, timeoutMs }: Omit<SendLoad, 'apiBase' | 'transactionalKey'>,
+  apiBase: string, path: string, headers: Record<string, string>, bodies: string[], { concurrency, timeoutMs }: Pick<SendLoad, 'concurrency' | 'timeoutMs'>,
 ): Promise<LoadResult> {
   const client = new Pool(apiBase, { connections: concurrency });
   try {
     const post = async (i: number) => {
       const t0 = performance.now();
-      const res = await client.request({ method: 'POST', path, body: bodyOf(first + i), headers: { 'content-type': 'application/json', ...headers } });
+      const res = await client.request({ method: 'POST', path, body: bodies[i], headers: { 'content-type': 'application/json', ...headers } });
       const text = await res.body.text();
       if (res.statusCode !== 202) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
       return performance.now() - t0;
     };
     const started = performance.now();
-    const pool = await runPool(count, concurrency, timeoutMs, post);
-    return { ...pool, durationMs: performance.now() - started };
+    const pool = await runPool(bodies.length, concurrency, timeoutMs, post);
+    return { ...pool, durationMs: performance.now() - started, cpuMs: 0 };
   } finally {
     await client.close();
   }
 }
 
-/** The thread's side for SMTP: a pool of `concurrency` connections, AUTH once each, messages as nodemailer composes them. */
-async function submit({ smtpPort, transactionalKey, first, count, concurrency, timeoutMs }: SmtpLoad): Promise<LoadResult> {
+/** The messages of an SMTP load, composed by nodemailer before it starts (as the HTTP bodies are). */
+function smtpMessages({ first, count }: SmtpLoad): Promise<Buffer[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => new MailComposer({
+    from: 'Bench <bench@herald.test>', to: recipientOf(first + i), subject: `Order ${first + i} shipped`, html: sampleHtml(first + i),
+  }).compile().build()));
+}
+
+/** The thread's side for SMTP: a pool of `concurrency` connections, AUTH once each, each message submitted as composed. */
+async function submit({ smtpPort, transactionalKey, first, count, concurrency, timeoutMs }: SmtpLoad, messages: Buffer[]): Promise<LoadResult> {
   const transport = nodemailer.createTransport({
     pool: true, maxConnections: concurrency, maxMessages: Infinity, host: '127.0.0.1', port: smtpPort, ignoreTLS: true,
     auth: { user: 'apikey', pass: transactionalKey },
@@ -86,32 +99,46 @@ async function submit({ smtpPort, transactionalKey, first, count, concurrency, t
   try {
     const post = async (i: number) => {
       const t0 = performance.now();
-      await transport.sendMail({ from: 'Bench <bench@herald.test>', to: recipientOf(first + i), subject: `Order ${first + i} shipped`, html: sampleHtml(first + i) });
+      await transport.sendMail({ envelope: { from: 'bench@herald.test', to: [recipientOf(first + i)] }, raw: messages[i] });
       return performance.now() - t0;
     };
     const started = performance.now();
     const pool = await runPool(count, concurrency, timeoutMs, post);
-    return { ...pool, durationMs: performance.now() - started };
+    return { ...pool, durationMs: performance.now() - started, cpuMs: 0 };
   } finally {
     transport.close();
   }
 }
 
-function run(work: Load): Promise<LoadResult> {
+const bodiesOf = (load: { first: number; count: number }, bodyOf: (i: number) => string) => Array.from({ length: load.count }, (_, i) => bodyOf(load.first + i));
+
+/** The load, its bodies made: the function starts it. */
+async function prepare(work: Load): Promise<() => Promise<LoadResult>> {
   switch (work.kind) {
-    case 'http': return postJson(work.load.apiBase, '/v1/mail/send', { authorization: `Bearer ${work.load.transactionalKey}` }, sendRequestBody, work.load);
-    case 'trigger': return postJson(work.load.apiBase, work.load.path, {}, triggerEventBody, work.load);
-    case 'smtp': return submit(work.load);
+    case 'http': {
+      const bodies = bodiesOf(work.load, sendRequestBody);
+      return () => postJson(work.load.apiBase, '/v1/mail/send', { authorization: `Bearer ${work.load.transactionalKey}` }, bodies, work.load);
+    }
+    case 'trigger': {
+      const bodies = bodiesOf(work.load, triggerEventBody);
+      return () => postJson(work.load.apiBase, work.load.path, {}, bodies, work.load);
+    }
+    case 'smtp': {
+      const messages = await smtpMessages(work.load);
+      return () => submit(work.load, messages);
+    }
   }
 }
 
 if (!isMainThread && (workerData as Start | undefined)?.role === ROLE) {
-  parentPort!.postMessage('ready');
-  parentPort!.once('message', () => {
-    const { work } = workerData as Start;
-    run(work).then(
-      (result) => parentPort!.postMessage(result),
-      (error: Error) => { throw error; }, // an 'error' event on the caller's side
-    );
+  void prepare((workerData as Start).work).then((start) => {
+    parentPort!.postMessage('ready');
+    parentPort!.once('message', () => {
+      const cpu = threadCpuMs();
+      return start().then(
+        (result) => parentPort!.postMessage({ ...result, cpuMs: threadCpuMs() - cpu } satisfies LoadResult),
+        (error: Error) => { throw error; }, // an 'error' event on the caller's side
+      );
+    });
   });
 }

@@ -8,11 +8,6 @@ export interface Config {
   temporalNamespace: string;
   /** The Temporal UI's address, for the console's links to workflow runs (npm start: the embedded one's). */
   temporalUiUrl?: string;
-  /**
-   * The largest search attribute value the Temporal server takes, in bytes: each AccountSender
-   * run lists the batch ids it sent in one, and continues as new before the list outgrows it.
-   */
-  temporalSearchAttributeLimit: number;
   /** Task queue of Herald's workflows; separate deployments sharing a namespace use different ones. */
   taskQueue: string;
   /** Set when MongoDB is external; unset means the embedded store of the data folder. */
@@ -52,11 +47,6 @@ export interface Config {
   /** A prebuilt workflow bundle (the Docker image's); unset, the worker bundles workflow code at start. */
   workflowBundle?: string;
 }
-
-/** Temporal's own default for a search attribute value (dynamic config frontend.searchAttributesSizeOfValueLimit). */
-export const TEMPORAL_DEFAULT_SEARCH_ATTRIBUTE_LIMIT = 2048;
-/** What the embedded dev server is started with (infra/temporal.ts): a run then lists about 1,000 batch ids. */
-export const EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT = 65536;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -124,13 +114,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const smtpRequireTls = flag('HERALD_SMTP_REQUIRE_TLS');
   if (smtpRequireTls && !smtpTlsKeyFile) problems.push('HERALD_SMTP_REQUIRE_TLS needs HERALD_SMTP_TLS_KEY and HERALD_SMTP_TLS_CERT');
   const temporalAddress = text('TEMPORAL_ADDRESS');
-  const searchAttributeLimit = text('TEMPORAL_SEARCH_ATTRIBUTE_LIMIT');
-  const temporalSearchAttributeLimit = searchAttributeLimit === undefined
-    ? (temporalAddress ? TEMPORAL_DEFAULT_SEARCH_ATTRIBUTE_LIMIT : EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT)
-    : Number(searchAttributeLimit);
-  if (!Number.isInteger(temporalSearchAttributeLimit) || temporalSearchAttributeLimit < 1024) {
-    problems.push(`TEMPORAL_SEARCH_ATTRIBUTE_LIMIT must be a whole number of bytes, at least 1024, got "${searchAttributeLimit}"`);
-  }
   if (temporalAddress && !/^[^\s:/]+:\d+$/.test(temporalAddress)) {
     problems.push('TEMPORAL_ADDRESS must be host:port, e.g. temporal:7233');
   }
@@ -151,7 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress,
     temporalNamespace: text('TEMPORAL_NAMESPACE') ?? 'default',
     temporalUiUrl: url('HERALD_TEMPORAL_UI_URL', ['http:', 'https:']),
-    temporalSearchAttributeLimit,
     taskQueue: text('HERALD_TASK_QUEUE') ?? 'herald',
     mongodbUri: url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     mongodbDatabase: text('HERALD_MONGODB_DATABASE') ?? 'herald',

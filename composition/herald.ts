@@ -122,7 +122,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   });
   const consoleAssets = memo(() => loadConsoleAssets(path.join(projectRoot, 'dist', 'console')));
   const apiDeps = async (): Promise<ApiDeps> => ({
-    store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit,
+    store: await store(), temporal: await temporal(), taskQueue: config.taskQueue,
     namespace: config.temporalNamespace, logger, optin: optinSettings(config), metricsToken: config.metricsToken,
     webhookAllowPrivate: config.webhookAllowPrivate, tracking: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
     console: { assets: consoleAssets(), settings: { temporalUi: config.temporalUiUrl ?? null, namespace: config.temporalNamespace } },
@@ -135,7 +135,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   });
   const smtpServer = once(async () => {
     const [{ createSmtpServer }, { smtpOptionsFrom }] = await Promise.all([import('../smtp/server'), import('../smtp/options')]);
-    const deps = { store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit, logger };
+    const deps = { store: await store(), temporal: await temporal(), taskQueue: config.taskQueue, logger };
     const server = createSmtpServer(deps, { ...smtpOptionsFrom(config), ...tuning.smtp });
     onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
     return server;

@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
-import { EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT } from '../composition/config';
 import { searchAttributeKeys } from '../adapters/temporal/contracts';
 import { startChild, tailOf, type ChildExit } from './child';
 import { freePort, waitForPort } from './ports';
@@ -76,11 +75,6 @@ export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions): Prom
   for (const key of Object.values(searchAttributeKeys)) {
     args.push('--search-attribute', `${key.name}=${CLI_TYPE[key.type]}`);
   }
-  // An AccountSender run lists the batch ids it sent in one search attribute (composition/config.ts).
-  args.push(
-    '--dynamic-config-value', `frontend.searchAttributesSizeOfValueLimit=${EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT}`,
-    '--dynamic-config-value', `frontend.searchAttributesTotalSizeLimit=${2 * EMBEDDED_TEMPORAL_SEARCH_ATTRIBUTE_LIMIT}`,
-  );
 
   const child = startChild({ name: 'temporal', command: cli, args, logFile: opts.logFile });
   let exitCode: number | string | null = null;

@@ -32,7 +32,7 @@ import { webhookRoutes } from './webhooks';
 export interface AccountApiDeps {
   store: Store; temporal: Client; taskQueue: string;
   /** The Temporal server's limit on a search attribute value (a campaign's test sends are accepted like transactional ones). */
-  searchAttributeLimit: number;
+ 
   /** Webhook URLs on private and loopback addresses allowed (HERALD_WEBHOOK_ALLOW_PRIVATE). */
   webhookAllowPrivate: boolean;
   /** Where custom trigger addresses point (HERALD_PUBLIC_URL, as tracking links). */

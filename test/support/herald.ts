@@ -19,7 +19,7 @@ import { installTestTemporalRuntime } from './temporal-logs';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
 /** The parts a test reaches into: the store, the Temporal client and the task queue. */
-export interface TestServices { store: Store; temporal: Client; taskQueue: string; searchAttributeLimit: number }
+export interface TestServices { store: Store; temporal: Client; taskQueue: string }
 
 export interface TestHerald {
   baseUrl: string;
@@ -85,7 +85,7 @@ export async function startTestHerald(
   return {
     baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
     smtpPort: (smtp.server.address() as AddressInfo).port,
-    services: { store, temporal, taskQueue: config.taskQueue, searchAttributeLimit: config.temporalSearchAttributeLimit },
+    services: { store, temporal, taskQueue: config.taskQueue },
     herald,
     sink,
     newAccount: (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),

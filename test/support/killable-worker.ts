@@ -50,7 +50,7 @@ export async function startKillableStack(
   const apiUrl = await listenLocally(await herald.apiServer());
   const workers: ChildProcess[] = [];
   return {
-    services: { store, temporal, taskQueue: database, searchAttributeLimit: herald.config.temporalSearchAttributeLimit },
+    services: { store, temporal, taskQueue: database },
     sink,
     apiUrl,
     startWorker() {

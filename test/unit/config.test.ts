@@ -31,15 +31,6 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HERALD_TEMPORAL_UI_URL: 'javascript:alert(1)' })).toThrow(/HERALD_TEMPORAL_UI_URL/);
   });
 
-  it('sizes the AccountSender\'s searchable batch list for the Temporal server in use', () => {
-    expect(loadConfig({}).temporalSearchAttributeLimit).toBe(65536); // the embedded dev server is started with it
-    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporalSearchAttributeLimit).toBe(2048); // Temporal's default
-    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: '65536' }).temporalSearchAttributeLimit).toBe(65536);
-    for (const bad of ['512', 'lots', '2048.5']) {
-      expect(() => loadConfig({ TEMPORAL_SEARCH_ATTRIBUTE_LIMIT: bad })).toThrow(/TEMPORAL_SEARCH_ATTRIBUTE_LIMIT/);
-    }
-  });
-
   it('configures the SMTP listener: TLS files in pairs, TLS-only AUTH only with them, connection limits', () => {
     expect(loadConfig({})).toMatchObject({ smtpRequireTls: false, smtpTlsKeyFile: undefined, smtpMaxClients: 200, smtpMaxClientsPerAddress: 20 });
     expect(loadConfig({
