@@ -5,6 +5,7 @@ import type { Store } from '../../adapters/store/store';
 import { insertsPerTurn } from '../../adapters/batching/turn-batch';
 import { startScheduledSend } from '../../adapters/temporal/client';
 import { ringUnlessDraining } from './doorbell';
+import { paced } from './pacing';
 import { enqueue, removeUntaken } from './send-queue';
 import { countMonthlyMessages } from './monthly-usage';
 import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
@@ -47,11 +48,12 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
     throw counting.reason;
   }
   const counted = counting.value;
+  const scheduled = launchAt !== undefined && launchAt.getTime() > Date.now();
   try {
     if (recording.status === 'rejected') throw recording.reason;
     try {
       // Sent now: queued for the account's sender. Sent later: a durable timer of its own.
-      if (launchAt && launchAt.getTime() > Date.now()) {
+      if (scheduled) {
         await startScheduledSend(deps.temporal, deps.taskQueue, { account, ...ids, launchAt: launchAt.toISOString() });
       } else {
         await queue(deps, account, ids);
@@ -64,6 +66,8 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
     await counted.giveBack().catch(() => undefined);
     throw error;
   }
+  // Accepted: the answer waits while the account's sender is far behind (./pacing.ts).
+  if (!scheduled) await paced(deps.store, account).catch(() => undefined);
   return ids;
 }
 

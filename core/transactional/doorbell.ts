@@ -8,7 +8,7 @@
 // stored. Either that last read finds the entry, or the API finds the mark cleared and rings.
 // A sender that dies leaves a mark that lapses after LEASE_MS, and Temporal retries its drain.
 import type { Store } from '../../adapters/store/store';
-import { TurnBatch } from '../../adapters/batching/turn-batch';
+import { byId } from '../../adapters/batching/read-batch';
 import { perStore } from '../../adapters/store/per-store';
 import { ringAccountSender, type SignalDeps } from '../../adapters/temporal/client';
 
@@ -30,21 +30,12 @@ export async function clearDraining(store: Store, account: string): Promise<void
   await store.senders.updateOne({ _id: account }, { $set: { drainingUntil: new Date(0) } }, { upsert: true });
 }
 
-/** One read of an account's mark for every request of the account accepted in the same turn. */
-const markReads = perStore(() => new Map<string, TurnBatch<void, boolean>>());
+/** The marks asked for in one turn, read together (each account once). */
+const marks = perStore((store) => byId((accounts) => store.senders.find({ _id: { $in: accounts } }).toArray()));
 
-function isDraining(store: Store, account: string): Promise<boolean> {
-  const batches = markReads(store);
-  let batch = batches.get(account);
-  if (!batch) {
-    batch = new TurnBatch<void, boolean>(async (items) => {
-      const sender = await store.senders.findOne({ _id: account });
-      const draining = sender !== null && sender.drainingUntil.getTime() > Date.now() + MARGIN_MS;
-      return items.map(() => ({ value: draining }));
-    });
-    batches.set(account, batch);
-  }
-  return batch.add();
+async function isDraining(store: Store, account: string): Promise<boolean> {
+  const sender = await marks(store).get(account);
+  return sender !== undefined && sender.drainingUntil.getTime() > Date.now() + MARGIN_MS;
 }
 
 /** Called once the request's queue entry is stored: rings the account's sender unless one is draining its queue. */

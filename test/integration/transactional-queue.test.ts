@@ -1,12 +1,14 @@
 // Single sends through the account's send queue: accepted requests are stored and queued, the
 // API rings the account's AccountSender only when no drain runs (the doorbell), one drain sends a
 // burst, every ledger row names the run that sent it, the queue ends empty, a request arriving
-// after the drain went idle rings it again, and the sweeper rings a queue nobody attends.
+// after the drain went idle rings it again, the sweeper rings a queue nobody attends, and an
+// answer waits while the account's sender is far behind (pacing).
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { ObjectId } from 'mongodb';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { triggerSweeper } from '../../adapters/temporal/schedules';
 import { workflowIds } from '../../adapters/temporal/contracts';
+import { paced } from '../../core/transactional/pacing';
 import { toStoredFields } from '../../core/transactional/request';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
@@ -117,4 +119,25 @@ it('sends a request whose API died before ringing, once the sweeper finds its qu
   const [mail] = (await herald.sink.waitFor(before + 1, 30000)).slice(before);
   expect(mail.rcptTo).toEqual(['orphan@example.net']);
   await eventually('the queue emptied', async () => ((await store.sendQueue.countDocuments({ account: account.account })) === 0 ? true : undefined));
+}, 60000);
+
+it('holds an answer while more requests wait for the sender than the pacing allows, and for its longest wait at most', async () => {
+  // 150 entries no sender has taken, of an account whose sender is not running.
+  const { store } = herald.services;
+  const slow = `paced${Date.now()}`;
+  const entries = Array.from({ length: 150 }, (_, i) => ({ _id: new ObjectId(), account: slow, requestId: `r${i}`, batchId: `b${i}` }));
+  await store.sendQueue.insertMany(entries);
+  let answered = false;
+  const answer = paced(store, slow, { aheadLimit: 100, maxWaitMs: 120_000, recheckMs: 10 }).then(() => { answered = true; });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(answered).toBe(false);
+  // The sender takes 60 of them: 90 left, within the limit.
+  await store.sendQueue.updateMany({ _id: { $in: entries.slice(0, 60).map((e) => e._id) } }, { $set: { taken: true } });
+  await answer;
+  expect(answered).toBe(true);
+
+  // Behind again, and the sender does not come: the answer goes once its longest wait passed.
+  await store.sendQueue.updateMany({ account: slow }, { $unset: { taken: '' } });
+  await paced(store, slow, { aheadLimit: 100, maxWaitMs: 50, recheckMs: 10 });
+  await store.sendQueue.deleteMany({ account: slow });
 }, 60000);
