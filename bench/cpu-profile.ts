@@ -13,8 +13,8 @@ interface ProfileNode { id: number; callFrame: { functionName: string; url: stri
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
 /**
- * Starts sampling this thread; the returned function stops it and gives ms per stage (`gc`, `idle`,
- * `other` besides the rules'). With HERALD_BENCH_CPU_PROF=<dir> the profile is also written there
+ * Starts sampling this thread; the returned function stops it and gives ms per stage (`gc` and
+ * `other` besides the rules'; idle time left out). With HERALD_BENCH_CPU_PROF=<dir> the profile is also written there
  * as `<name>.cpuprofile` (Chrome's DevTools open it).
  */
 export async function profileThread(name: string, rules: StageRule[]): Promise<() => Promise<Record<string, number>>> {
@@ -32,9 +32,13 @@ export async function profileThread(name: string, rules: StageRule[]): Promise<(
   };
 }
 
+/** The profiler's own work (taking the profile at its end) is left out, as idle time is. */
+const LEFT_OUT = new Set(['idle', 'profiler']);
+
 function stageOf(frame: ProfileNode['callFrame'], rules: StageRule[]): string | undefined {
   if (frame.functionName === '(garbage collector)') return 'gc';
   if (frame.functionName === '(idle)') return 'idle';
+  if (frame.url.endsWith('/bench/cpu-profile.js')) return 'profiler';
   return rules.find((rule) => (rule.url?.test(frame.url) ?? false) || (rule.name?.test(frame.functionName) ?? false))?.stage;
 }
 
@@ -52,5 +56,5 @@ function stageTimes(profile: Profile, rules: StageRule[]): Record<string, number
     const name = stage.get(id) ?? 'other';
     ms[name] = (ms[name] ?? 0) + profile.timeDeltas[i] / 1000;
   });
-  return Object.fromEntries(Object.entries(ms).map(([name, value]) => [name, Math.round(value)]));
+  return Object.fromEntries(Object.entries(ms).filter(([name]) => !LEFT_OUT.has(name)).map(([name, value]) => [name, Math.round(value)]));
 }

@@ -1,10 +1,11 @@
 // Pacing: an account's sender takes requests from its queue as fast as the worker and the relay
 // allow. When the API takes them faster, the queue only grows, and each new request waits longer
 // for the relay. So once a request is stored and queued (it is durable, and will be sent either
-// way), its answer waits while more than AHEAD_LIMIT requests of the account wait for the
-// sender, for MAX_WAIT_MS at most: clients sending one request after another then send at the
+// way), its answer waits while more than `aheadLimit` requests of the account wait for the
+// sender, for `maxWaitMs` at most: clients sending one request after another then send at the
 // rate their mail goes out, and a request's time to the relay stays bounded. A lone request, or
-// a burst the sender keeps up with, waits for nothing.
+// a burst the sender keeps up with, waits for nothing. The answers waiting for one account share
+// one look at its queue every `recheckMs`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ReadBatch } from '../../adapters/batching/read-batch';
 import type { Store } from '../../adapters/store/store';
@@ -15,13 +16,15 @@ export interface Pacing {
   aheadLimit: number;
   /** The longest an answer waits (a sender that is down, or retrying its relay, holds no one for long). */
   maxWaitMs: number;
-  /** How often a waiting answer looks again. */
+  /** How often the waiting answers look again. */
   recheckMs: number;
 }
 
-export const PACING: Pacing = { aheadLimit: 100, maxWaitMs: 1000, recheckMs: 20 };
+export const PACING: Pacing = { aheadLimit: 100, maxWaitMs: 1000, recheckMs: 25 };
 
-/** The accounts' counts of untaken entries asked for in one turn, in one query. */
+interface Waiter { deadline: number; resolve(): void }
+
+/** The accounts' counts of entries their sender has not taken, asked for in one turn: one query. */
 const untaken = perStore((store) => new ReadBatch<string, number>(async (accounts) => {
   const rows = await store.sendQueue.aggregate<{ _id: string; n: number }>([
     { $match: { account: { $in: accounts }, taken: { $exists: false } } },
@@ -30,8 +33,36 @@ const untaken = perStore((store) => new ReadBatch<string, number>(async (account
   return new Map(rows.map((row) => [row._id, row.n]));
 }));
 
+async function behind(store: Store, account: string, limit: number): Promise<boolean> {
+  return ((await untaken(store).get(account)) ?? 0) > limit;
+}
+
+/** Per store and account: the answers waiting, and whether a loop looks at the queue for them. */
+const gates = perStore(() => new Map<string, { waiters: Waiter[]; looking: boolean }>());
+
 /** Resolves once the account's sender is within `aheadLimit` of its queue's end, or after `maxWaitMs`. */
 export async function paced(store: Store, account: string, pacing: Pacing = PACING): Promise<void> {
-  const deadline = Date.now() + pacing.maxWaitMs;
-  while (((await untaken(store).get(account)) ?? 0) > pacing.aheadLimit && Date.now() < deadline) await sleep(pacing.recheckMs);
+  if (!(await behind(store, account, pacing.aheadLimit))) return;
+  const accounts = gates(store);
+  let gate = accounts.get(account);
+  if (!gate) accounts.set(account, (gate = { waiters: [], looking: false }));
+  const waited = new Promise<void>((resolve) => gate.waiters.push({ deadline: Date.now() + pacing.maxWaitMs, resolve }));
+  if (!gate.looking) void look(store, account, gate, pacing);
+  return waited;
+}
+
+async function look(store: Store, account: string, gate: { waiters: Waiter[]; looking: boolean }, pacing: Pacing): Promise<void> {
+  gate.looking = true;
+  try {
+    while (gate.waiters.length > 0) {
+      await sleep(pacing.recheckMs);
+      const free = !(await behind(store, account, pacing.aheadLimit).catch(() => false));
+      const now = Date.now();
+      const [go, stay] = [gate.waiters.filter((w) => free || w.deadline <= now), gate.waiters.filter((w) => !free && w.deadline > now)];
+      gate.waiters = stay;
+      for (const waiter of go) waiter.resolve();
+    }
+  } finally {
+    gate.looking = false;
+  }
 }
