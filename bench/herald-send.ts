@@ -10,8 +10,8 @@
 import { MongoClient } from 'mongodb';
 import { Pool } from 'undici';
 import { startListener } from './api-thread';
-import { CpuMeter, jvmJitMs, processCpuMs, threadCpuMs, threadsCpuMs } from './cpu-usage';
-import { profileThread, type StageRule } from './cpu-profile';
+import { profileThread } from './cpu-profile';
+import { API_STAGES, singleSendMeter, stagesPerRequest, WORKER_STAGES } from './single-send-cost';
 import { measureTemporalReference, startBenchHerald, startBenchStack } from './herald-stack';
 import { runSendLoad } from './load-thread';
 import { recipientOf, sampleHtml } from './mail';
@@ -64,32 +64,6 @@ function bigSendBody(count: number, variant: number) {
   });
 }
 
-/** The stages of the worker's thread, by the frames that make them (the nearest on a sample's stack wins). */
-const WORKER_STAGES: StageRule[] = [
-  { stage: 'read_request', url: /core\/transactional\/request\.js/ },
-  { stage: 'render', url: /core\/content\/|core\/sending\/(plan|mime-splice|dkim)\.js|nodemailer\/lib\/(mime-node|mail-composer|addressparser|mime-funcs|base64|qp|punycode)|parse5|htmlparser2|entities|handlebars/ },
-  { stage: 'relay', url: /adapters\/relay\// },
-  { stage: 'store', url: /node_modules\/(mongodb|bson)\/|adapters\/batching\/|core\/sending\/(ledger|resume|suppressions)\.js|core\/transactional\/(send-queue|doorbell)\.js/ },
-  { stage: 'events', url: /core\/tracking\// },
-  { stage: 'temporal', url: /@temporalio|core-bridge/ },
-  { stage: 'bench', url: /dist\/bench\// },
-];
-
-/** The stages of the API's thread. */
-const API_STAGES: StageRule[] = [
-  { stage: 'validate', url: /ajv|api\/transactional\/(validate-send|send-schema)|api\/validation|core\/shared\/limits|core\/content\/|api\/middleware\/body/ },
-  { stage: 'authenticate', url: /api\/transactional\/auth|core\/accounts\// },
-  { stage: 'store', url: /node_modules\/(mongodb|bson)\/|adapters\/batching\/|core\/transactional\/(accept|send-queue|monthly-usage|doorbell|request|submit)\.js/ },
-  { stage: 'temporal', url: /@temporalio|@grpc|protobufjs/ },
-  { stage: 'http', url: /node_modules\/(koa|@koa|koa-compose|raw-body|co-body|type-is|on-finished|delegates|ee-first|statuses|http-errors|content-type|media-typer)\/|node:_http|api\/middleware|api\/app/ },
-  { stage: 'log', url: /pino/ },
-];
-
-/** ms per request of each stage, the largest first. */
-function perRequest(stages: Record<string, number>, requests: number): Record<string, number> {
-  return Object.fromEntries(Object.entries(stages).sort((a, b) => b[1] - a[1]).map(([name, ms]) => [name, round(ms / requests, 3)]));
-}
-
 export async function runHeraldSend(): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
   try {
@@ -131,17 +105,7 @@ export async function runHeraldSend(): Promise<Record<string, unknown>> {
     await delivery(WARM_UP_REQUESTS);
 
     log(`herald-send: ${REQUESTS} requests, ${CONCURRENCY} at a time (clients on a thread of their own)`);
-    const nodeThreads = () => [...threadsCpuMs(process.pid).values()].reduce((sum, thread) => sum + thread.ms, 0);
-    const cpu = new CpuMeter({
-      worker_thread: threadCpuMs,
-      api_thread: () => threadsCpuMs(process.pid).get(api.tid)?.ms ?? 0,
-      node_process: () => processCpuMs(process.pid),
-      live_node_threads: nodeThreads,
-      store: () => processCpuMs(stack.store.pid),
-      store_jit: () => jvmJitMs(stack.store.pid),
-      temporal: () => processCpuMs(stack.temporal.pid),
-      sink: () => processCpuMs(sink.pid),
-    });
+    const cpu = singleSendMeter(stack, api.tid);
     let started = 0;
     const pool = await runSendLoad({ ...load, first: 0, count: REQUESTS }, () => { started = performance.now(); cpu.start(); });
     const acceptedMs = pool.durationMs;
@@ -152,21 +116,9 @@ export async function runHeraldSend(): Promise<Record<string, unknown>> {
     } catch (error) {
       log(`herald-send: ${(error as Error).message}`);
     }
-    const used = cpu.perItem(accepted);
+    const cpuPerRequest = cpu.perRequest(accepted, pool.cpuMs, 'api');
     const sendsPerS = reachedAt === undefined ? NaN : perSecond(accepted, reachedAt - started);
     const acceptedPerS = perSecond(accepted, acceptedMs);
-    // The load thread ended: its CPU is in the process's but no longer in a live thread's.
-    const loadMs = round(pool.cpuMs / accepted, 3);
-    const cpuPerRequest = {
-      api_thread: used.api_thread,
-      worker_thread: used.worker_thread,
-      other_node_threads: round(used.live_node_threads - used.worker_thread - used.api_thread, 3),
-      store: round(used.store - used.store_jit, 3),
-      store_jit: used.store_jit,
-      temporal: used.temporal,
-      sink: used.sink,
-      load_generator: loadMs,
-    };
 
     log(`herald-send: ${PROFILED_REQUESTS} requests with the API's and the worker's threads profiled`);
     const stopApi = await api.profile('herald-send-api', API_STAGES);
@@ -207,8 +159,8 @@ export async function runHeraldSend(): Promise<Record<string, unknown>> {
       ratio_big_request_to_prebuilt_raw: round(recipientsPerS / prebuilt.messages_per_s, 2),
       signal_with_start_per_s: signalWithStartPerS,
       ratio_accepted_to_signal_with_start: round(acceptedPerS / signalWithStartPerS, 2),
-      cpu_ms_per_request: { ...cpuPerRequest, total: round(Object.values(cpuPerRequest).reduce((a, b) => a + b, 0), 3) },
-      stages_ms_per_request: { api_thread: perRequest(apiStages, PROFILED_REQUESTS), worker_thread: perRequest(workerStages, PROFILED_REQUESTS) },
+      cpu_ms_per_request: cpuPerRequest,
+      stages_ms_per_request: { api_thread: stagesPerRequest(apiStages, PROFILED_REQUESTS), worker_thread: stagesPerRequest(workerStages, PROFILED_REQUESTS) },
       store_insert_per_s: storeInserts.sendRequestDocs,
       store_insert_small_per_s: storeInserts.smallDocs,
       notes: `single-recipient ~15 KB requests (each its own content, tracked) from ${CONCURRENCY} clients (undici Pool, keep-alive, bodies made beforehand, on a thread of their own), ` +
