@@ -3,7 +3,8 @@
 // envelope and DATA bytes. Connections open as messages wait (up to `size`) and are kept for
 // any number of messages; one that closes or fails is dropped, and the next waiting message
 // opens another. A message the relay refuses (an answer to MAIL, RCPT or DATA) fails alone:
-// RSET, and the connection takes the next one.
+// RSET, and the connection takes the next one. Urgent messages (transactional mail) go ahead
+// of the others waiting (a campaign's), so a single send never queues behind a campaign's pages.
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { isTransientError } from 'nodemailer/lib/errors';
 import { DataConnection } from './data-connection';
@@ -12,6 +13,7 @@ import type { Envelope } from './envelope';
 interface Job {
   envelope: Envelope;
   data: Buffer;
+  urgent: boolean;
   /** Times it went back to the queue because its connection had been closed under it. */
   requeues: number;
   done(error: Error | null, response?: string): void;
@@ -39,6 +41,8 @@ const isRefusal = (error: SmtpError) =>
   (error.code === 'EENVELOPE' || error.code === 'EMESSAGE') && error.responseCode !== 421;
 
 export class RelayPool {
+  /** Messages waiting for a connection: the urgent ones first, each queue in order. */
+  private readonly urgent: Job[] = [];
   private readonly waiting: Job[] = [];
   private readonly idle: Member[] = [];
   private opening = 0;
@@ -52,11 +56,14 @@ export class RelayPool {
     private readonly size: number,
   ) {}
 
-  /** Resolves with the relay's answer to the message; rejects with the SMTP connection's error (responseCode, command). */
-  send(envelope: Envelope, data: Buffer): Promise<string> {
+  /**
+   * Resolves with the relay's answer to the message; rejects with the SMTP connection's error
+   * (responseCode, command). `urgent`: it goes ahead of the messages waiting that are not.
+   */
+  send(envelope: Envelope, data: Buffer, urgent = false): Promise<string> {
     if (this.closed) return Promise.reject(closedError('Connection pool was closed'));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ envelope, data, requeues: 0, done: (error, response) => (error ? reject(error) : resolve(response ?? '')) });
+      this.queueOf(urgent).push({ envelope, data, urgent, requeues: 0, done: (error, response) => (error ? reject(error) : resolve(response ?? '')) });
       this.dispatch();
     });
   }
@@ -64,14 +71,27 @@ export class RelayPool {
   /** Waiting messages fail, idle connections close, busy ones once their message is answered. */
   close(): void {
     this.closed = true;
-    for (const job of this.waiting.splice(0)) job.done(closedError('Connection pool was closed'));
+    for (const job of [...this.urgent.splice(0), ...this.waiting.splice(0)]) job.done(closedError('Connection pool was closed'));
     for (const member of this.idle.slice()) this.drop(member);
+  }
+
+  private queueOf(urgent: boolean): Job[] {
+    return urgent ? this.urgent : this.waiting;
+  }
+
+  private get pending(): number {
+    return this.urgent.length + this.waiting.length;
+  }
+
+  /** The next message to send: the first urgent one, else the first other. */
+  private next(): Job | undefined {
+    return this.urgent.shift() ?? this.waiting.shift();
   }
 
   private dispatch(): void {
     if (this.closed) return;
-    while (this.waiting.length > 0 && this.idle.length > 0) this.run(this.idle.pop()!, this.waiting.shift()!);
-    while (this.waiting.length > this.opening && this.members < this.size) this.open();
+    while (this.pending > 0 && this.idle.length > 0) this.run(this.idle.pop()!, this.next()!);
+    while (this.pending > this.opening && this.members < this.size) this.open();
   }
 
   private open(): void {
@@ -86,7 +106,7 @@ export class RelayPool {
       if (member.state !== 'opening') return;
       this.opening -= 1;
       this.drop(member);
-      this.waiting.shift()?.done(error);
+      this.next()?.done(error);
       setTimeout(() => this.dispatch(), REOPEN_DELAY_MS); // not at once: a relay that is down is not hammered
     };
     // Errors of a busy connection reach its send's callback; an idle one's end it ('end' follows).
@@ -141,7 +161,7 @@ export class RelayPool {
       // A connection the relay closed while it was idle, seen only now: none of the message went
       // out, so it goes out over another connection.
       job.requeues += 1;
-      this.waiting.unshift(job);
+      this.queueOf(job.urgent).unshift(job);
       this.dropAndDispatch(member);
       return;
     }
@@ -160,7 +180,7 @@ export class RelayPool {
       this.dropAndDispatch(member);
       return;
     }
-    const job = this.waiting.shift();
+    const job = this.next();
     if (job) {
       this.run(member, job);
     } else {

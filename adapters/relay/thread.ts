@@ -13,7 +13,7 @@ import { createRelayTransport, type RelayMessage, type RelaySender } from './tra
 const ROLE = 'herald-relay-thread';
 
 interface ThreadStart { role: typeof ROLE; relayUrl: string }
-interface SendRequest { id: number; envelope: RelayMessage['envelope']; raw: Uint8Array; dkim?: DKIM.SingleKeyOptions }
+interface SendRequest { id: number; envelope: RelayMessage['envelope']; raw: Uint8Array; dkim?: DKIM.SingleKeyOptions; urgent?: boolean }
 /** A failed send keeps what callers classify it by (adapters/relay/transport.ts: classifyRelayFailure). */
 interface SendFailure { message: string; code?: unknown; responseCode?: unknown; command?: unknown; response?: unknown }
 type SendReply = { id: number; response: string } | { id: number; error: SendFailure };
@@ -40,12 +40,12 @@ export function createThreadedRelay(relayUrl: string): RelaySender {
   thread.on('error', (error) => failAll(error));
   thread.on('exit', (code) => failAll(new Error(`the relay thread stopped (exit code ${code})`)));
   return {
-    sendMail({ envelope, raw, dkim }) {
+    sendMail({ envelope, raw, dkim, urgent }) {
       if (failed) return Promise.reject(failed);
       return new Promise((resolve, reject) => {
         const id = nextId++;
         waiting.set(id, { resolve, reject });
-        thread.postMessage({ id, envelope, raw, dkim } satisfies SendRequest);
+        thread.postMessage({ id, envelope, raw, dkim, urgent } satisfies SendRequest);
       });
     },
     async close() {
@@ -58,8 +58,8 @@ export function createThreadedRelay(relayUrl: string): RelaySender {
 /** The thread's side: one pooled transport; each request answered with the relay's response or the error's fields. */
 function serve({ relayUrl }: ThreadStart): void {
   const relay = createRelayTransport(relayUrl);
-  parentPort!.on('message', ({ id, envelope, raw, dkim }: SendRequest) => {
-    relay.sendMail({ envelope, raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), dkim }).then(
+  parentPort!.on('message', ({ id, envelope, raw, dkim, urgent }: SendRequest) => {
+    relay.sendMail({ envelope, raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), dkim, urgent }).then(
       (info) => parentPort!.postMessage({ id, response: info.response } satisfies SendReply),
       (error: Error & Omit<SendFailure, 'message'>) => parentPort!.postMessage({
         id, error: { message: error.message, code: error.code, responseCode: error.responseCode, command: error.command, response: error.response },

@@ -15,6 +15,8 @@ export interface RelayMessage {
   envelope: { from: string; to: string[] };
   raw: Buffer;
   dkim?: DKIM.SingleKeyOptions;
+  /** Sent ahead of the messages waiting that are not (transactional mail, ahead of a campaign's). */
+  urgent?: boolean;
 }
 
 /** What sends to the relay: the transport itself, or the same on a thread of its own (adapters/relay/thread.ts). */
@@ -39,9 +41,9 @@ export function createRelayTransport(relayUrl: string): RelaySender {
     socketTimeout: 60000,
   }, url.username ? { user, credentials: { user, pass: decodeURIComponent(url.password) } } : undefined, 5);
   return {
-    async sendMail({ envelope, raw, dkim }) {
+    async sendMail({ envelope, raw, dkim, urgent }) {
       const message = dkim ? await dkimSigned(raw, dkim) : raw;
-      return { response: await pool.send(relayEnvelope(envelope), smtpData(message)) };
+      return { response: await pool.send(relayEnvelope(envelope), smtpData(message), urgent) };
     },
     close: () => pool.close(),
   };

@@ -84,6 +84,8 @@ export interface SendRun<T extends OutgoingMessage> extends LoopControls {
   poll?(): Promise<void>;
   /** The Temporal run sending, stamped on each ledger row (transactional requests: the batches API names it). */
   sentBy?: SentBy;
+  /** Transactional mail: its messages go to the relay ahead of a campaign's waiting there. */
+  urgent?: boolean;
 }
 
 /** What the loop did: counts of outcomes, and the messages the relay deferred (4xx: no row, to be sent again). */
@@ -134,7 +136,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
       // The envelope sender is the message's own return path, so its bounces name it
       // (core/bounces); DKIM still signs for the sender's domain.
       const from = returnPathOf(message.mailId, returnPathKey, bounceDomain);
-      const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(item.sender) });
+      const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(item.sender), urgent: run.urgent });
       response = String(info.response ?? '');
     } catch (error) {
       const failure = classifyRelayFailure(error);

@@ -131,6 +131,7 @@ export function createRequestSender(deps: RequestSenderDeps) {
         account,
         messages: work.pending,
         sentBy: options.sentBy,
+        urgent: true, // transactional mail goes to the relay ahead of a campaign's
         // A request whose batch was cancelled gets its unsent messages dropped.
         isDropped: (item) => cancelled.has(item.request._id),
         beat: (done) => controls.heartbeat({ done: work.done + done, total: work.total }),

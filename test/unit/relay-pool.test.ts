@@ -156,6 +156,22 @@ it('keeps to 5 connections however many messages wait, and sends them all', asyn
   expect(relay.mostOpenAtOnce).toBe(5);
 });
 
+it('sends urgent messages ahead of the others waiting for a connection, each kind in order', async () => {
+  const { relay, transport } = await relayWith({ delayMs: 20 });
+  // 25 campaign messages on 5 connections; once the first arrived, 3 urgent ones come.
+  const campaign = Array.from({ length: 25 }, (_, i) => transport.sendMail(message(`c${i}@example.net`)));
+  await campaign[0];
+  const arrived = relay.received.length;
+  const urgent = ['u0', 'u1', 'u2'].map((name) => transport.sendMail({ ...message(`${name}@example.net`), urgent: true }));
+  await Promise.all([...campaign, ...urgent]);
+  const order = relay.received.map((m) => m.to);
+  const last = Math.max(...['u0', 'u1', 'u2'].map((name) => order.indexOf(`${name}@example.net`)));
+  // Behind at most the 5 messages then on the connections, not behind every campaign message waiting.
+  expect(last).toBeLessThan(arrived + 5 + 3);
+  expect(order.filter((to) => to.startsWith('u'))).toEqual(['u0@example.net', 'u1@example.net', 'u2@example.net']);
+  expect(order.filter((to) => to.startsWith('c'))).toEqual(Array.from({ length: 25 }, (_, i) => `c${i}@example.net`));
+});
+
 it('fails each waiting message with a relay failure when the relay is down', async () => {
   const relay = await startRelay();
   await relay.close(); // nothing listens on its port any more
