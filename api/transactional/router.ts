@@ -38,7 +38,7 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
     enforceSendPolicy(settings, account, { from: body.from.email, hasAttachments: body.attachments !== undefined });
     // A retry with the Idempotency-Key of an accepted request gets that request's answer, and starts nothing.
     const key = ctx.get('idempotency-key');
-    const { accepted, replayed } = await acceptOnce(deps, { account, source: 'http', body }, settings, key ? { key, fingerprint } : undefined);
+    const { accepted, replayed } = await acceptOnce(deps, { account, source: 'http', body }, settings, key ? { key, fingerprint: fingerprint() } : undefined);
     if (!replayed) ctx.state.log.info({ account, sendRequest: accepted.requestId, recipients: body.recipients.length }, 'send accepted');
     ctx.status = 202;
     // The body stays exactly the original's; the batch id (for cancelling, and the events) comes in a header.

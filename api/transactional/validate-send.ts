@@ -15,8 +15,11 @@ const validateSchema = compile(sendSchema);
 /** A valid send: the body to store (template merged, batch_code cleaned) and what idempotency compares. */
 export interface ValidatedSend {
   body: SendRequestBody;
-  /** What the client asked, for Idempotency-Key: the validated body, with template_id in place of what the template gave. */
-  fingerprint: string;
+  /**
+   * What the client asked, for Idempotency-Key: the validated body, with template_id in place of
+   * what the template gave. Made when asked for: only a request with a key needs it.
+   */
+  fingerprint(): string;
 }
 
 /**
@@ -90,7 +93,7 @@ export async function validateSendBody(raw: unknown, findTemplate: TemplateLooku
 
   const valid = body as unknown as SendRequestBody;
   if (valid.batch_code !== undefined) valid.batch_code = valid.batch_code.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return { body: valid, fingerprint: fingerprintOf(valid, templateId, sourced) };
+  return { body: valid, fingerprint: () => fingerprintOf(valid, templateId, sourced) };
 }
 
 /**

@@ -29,24 +29,32 @@ export class LimitError extends Error {
 
 /**
  * Depth of JSON text, counted without parsing it, so a body of a million brackets is
- * refused in one linear pass instead of being parsed first. Throws beyond maxDepth.
+ * refused in one linear pass instead of being parsed first. Throws beyond maxDepth. A string is
+ * skipped to its closing quote with native searches: a send's HTML is most of its text.
  */
 export function checkJsonDepth(text: string, maxDepth: number): void {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+    if (c === 0x22) {
+      i = closingQuote(text, i);
+      if (i < 0) return; // unterminated: the parser refuses it
     } else if (c === 0x7b || c === 0x5b) { // { [
       if (++depth > maxDepth) throw new LimitError(`Nesting deeper than ${maxDepth} levels`, '');
     } else if (c === 0x7d || c === 0x5d) { // } ]
       depth--;
     }
   }
+}
+
+/** The index of the quote closing the string opened at `open` (one not escaped by an odd run of backslashes), or -1. */
+function closingQuote(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at >= 0; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return -1;
 }
 
 /**

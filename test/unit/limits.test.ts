@@ -16,6 +16,13 @@ describe('checkJsonDepth', () => {
     const text = JSON.stringify({ a: '[[[[{{{{"\\"[[[[', b: ['x'] });
     expect(() => checkJsonDepth(text, 2)).not.toThrow();
   });
+
+  it('counts brackets after a string ending in escaped backslashes, and leaves an unterminated string to the parser', () => {
+    // "a\\\\" ends after two escaped backslashes: the brackets after it count.
+    expect(() => checkJsonDepth(`[${JSON.stringify('a\\\\')},[[[]]]]`, 3)).toThrow(LimitError);
+    expect(() => checkJsonDepth(`[${JSON.stringify('a\\\\')},[[]]]`, 3)).not.toThrow();
+    expect(() => checkJsonDepth('["never closed [[[[', 2)).not.toThrow();
+  });
 });
 
 describe('checkStructure', () => {
