@@ -71,3 +71,21 @@ it('sends an HTML part alone as it is when it can (a line end after it is only w
   expect(raw.toString()).toMatch(/\r\n\r\n<p>Hi<\/p>\r\n$/);
   expect(String((await simpleParser(raw)).html).trim()).toBe('<p>Hi</p>');
 });
+
+it('composes a shape without attachments once: each skeleton is what nodemailer writes, with a boundary of its own and the Date of now', async () => {
+  const shape = { from: { name: 'Shöp "Date: x"', address: 'shop@example.com' }, replyTo: 'help@example.com', hasHtml: true, hasText: true };
+  const boundaryOf = (raw: Buffer) => /boundary="([^"]+)"/.exec(raw.toString())![1];
+  const masked = (raw: Buffer) => raw.toString().split(boundaryOf(raw)).join('BOUNDARY').replace(/^Date: .*$/m, 'Date: DATE');
+  const parts = { ...copy, html: '<p>Hi</p>', text: 'Hi' };
+  const before = Date.now();
+  const [first, second] = [(await buildSkeleton(shape)).build(parts), (await buildSkeleton(shape)).build(parts)];
+  const after = Date.now();
+  expect(boundaryOf(first)).not.toBe(boundaryOf(second));
+  expect(masked(first)).toBe(masked(second));
+  // The same as nodemailer composing it for this skeleton alone (a skeleton with its own Date is never shared).
+  const own = (await buildSkeleton({ ...shape, date: new Date(before) })).build(parts);
+  expect(masked(own)).toBe(masked(first));
+  const date = (await simpleParser(first)).date!.getTime();
+  expect(date).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+  expect(date).toBeLessThanOrEqual(after);
+});
