@@ -18,7 +18,7 @@ import { measureNoopWorkflows, measureSignalWithStart, startBenchWorker } from '
 
 export interface BenchStack {
   store: EmbeddedStore;
-  temporal: { address: string; namespace: string };
+  temporal: { address: string; namespace: string; pid: number };
   sink: CountingSink;
 }
 
