@@ -53,14 +53,18 @@ async function arrivalOf(sink: CountingSink, n: number, prefix: string): Promise
   }
 }
 
-/** Cores each process used on average since the meter started (CPU time over wall time, every thread). */
+/**
+ * Each process's CPU (every thread) since the meter started: `cores` used on average (CPU time
+ * over wall time), and `perEvent(n)` its CPU milliseconds per event.
+ */
 function cpuMeter(processes: Record<string, number>) {
   const cpuNow = () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSecondsOf(pid)]));
   const before = cpuNow();
   const started = performance.now();
   return (until = performance.now()) => {
     const after = cpuNow();
-    return Object.fromEntries(Object.keys(processes).map((name) => [name, round(((after[name] - before[name]) * 1000) / (until - started), 2)]));
+    const each = (f: (ms: number) => number) => Object.fromEntries(Object.keys(processes).map((name) => [name, f((after[name] - before[name]) * 1000)]));
+    return { cores: each((ms) => round(ms / (until - started), 2)), perEvent: (n: number) => each((ms) => round(ms / n, 2)) };
   };
 }
 
@@ -169,7 +173,7 @@ export async function runTransactionalLatency(): Promise<Record<string, unknown>
     log(`transactional-latency: (2) the campaign alone (${CONTACTS} recipients)`);
     let cpu = cpuMeter(processes);
     const alone = await sendCampaign({ store, sink, launch }, aloneCampaign);
-    const coresAlone = cpu(alone.lastAt);
+    const cpuAlone = cpu(alone.lastAt);
     await sentCampaign(store, aloneCampaign);
 
     const steady = (count: number): SteadyLoad => ({ apiBase, transactionalKey, first: next, ratePerS: steadyRatePerS, count });
@@ -180,7 +184,7 @@ export async function runTransactionalLatency(): Promise<Record<string, unknown>
     const idleResult = await idleStream.go();
     next += idleResult.started;
     const idle = await toRelay(sink, idleResult, beforeIdle);
-    const coresIdle = cpu();
+    const cpuIdle = cpu();
 
     log(`transactional-latency: (4) single sends at ${steadyRatePerS}/s while the campaign sends again`);
     const beforeDuring = await sink.count(SINGLE);
@@ -194,7 +198,7 @@ export async function runTransactionalLatency(): Promise<Record<string, unknown>
       duringResult = duringStream.go();
     });
     duringStream.stop();
-    const coresDuring = cpu(during.lastAt);
+    const cpuDuring = cpu(during.lastAt);
     const duringSends = await duringResult!;
     next += duringSends.started;
     const withCampaign = await toRelay(sink, duringSends, beforeDuring);
@@ -247,16 +251,18 @@ export async function runTransactionalLatency(): Promise<Record<string, unknown>
       campaign_first_message_after_s_during: during.firstAfterS,
       campaign_state_during: campaignDuringState,
       stream_started_after_launch_s: round((streamStartedAt - during.launchedAt) / 1000, 2),
-      cpu_cores_campaign_alone: coresAlone,
-      cpu_cores_idle: coresIdle,
-      cpu_cores_during_campaign: coresDuring,
+      cpu_cores_campaign_alone: cpuAlone.cores,
+      cpu_cores_idle: cpuIdle.cores,
+      cpu_cores_during_campaign: cpuDuring.cores,
+      cpu_ms_per_send_idle: cpuIdle.perEvent(idle.sends),
+      cpu_ms_per_message_campaign_alone: cpuAlone.perEvent(CONTACTS),
       sink_clock_offset_ms: round(clockOffsetMs, 2),
       notes: `one worker process (node dist/worker.js, its V8 flags) on one task queue sends the campaigns and the single sends of one account; the API on a thread of its own; ` +
         `the store on its H2 file; sustained_sends_per_s = ${BURST_SENDS} single-recipient ~15 KB requests from ${BURST_CLIENTS} clients (as herald-send), first request to the sink's last message; ` +
         `steady_rate_per_s = half of it, open loop (each request started at its time, from a thread of its own); *_to_relay_* = each accepted send's 202 (at the client) to its whole message at the sink ` +
         `(end of DATA), both on performance.timeOrigin + performance.now(); idle = ${IDLE_SECONDS} s of single sends with nothing else running; during = single sends from the campaign's first message at the sink ` +
         `to its last; campaign_per_s_* = ${CONTACTS} recipients, launch (launchCampaign: task + CampaignLaunch workflow) to the sink's last message, alone then during, after a ${WARM_UP_CONTACTS}-recipient warm-up campaign ` +
-        `and ${WARM_UP_SENDS} warm-up sends; lost_* = accepted sends (or campaign recipients) never seen at the sink; cpu_cores_* = each process's CPU time (every thread) over the phase's wall time, on 2 cores; ` +
+        `and ${WARM_UP_SENDS} warm-up sends; lost_* = accepted sends (or campaign recipients) never seen at the sink; cpu_cores_* = each process's CPU time (every thread) over the phase's wall time, on 2 cores; cpu_ms_per_send_idle and cpu_ms_per_message_campaign_alone = the same CPU time per single send (idle phase) and per campaign message (campaign alone); ` +
         `goals (issue 35): p99 to relay <= ${GOALS.p99IdleMs} ms idle, <= ${GOALS.p99DuringMs} ms during, ratio <= ${GOALS.ratioP99}, campaign during >= ${GOALS.campaignKept} of alone`,
     };
   } finally {
