@@ -196,6 +196,7 @@ export async function runTransactionalLatency(): Promise<Record<string, unknown>
     const during = await sendCampaign({ store, sink, launch }, duringCampaign, () => {
       streamStartedAt = performance.now();
       duringResult = duringStream.go();
+      duringResult.catch(() => undefined); // awaited once the campaign is over; a failure meanwhile must not end the process
     });
     duringStream.stop();
     const cpuDuring = cpu(during.lastAt);
