@@ -27,17 +27,18 @@ import { measureRawSends } from './nodemailer-raw';
 import { perSecond, round } from './stats';
 import { log, within, Teardown } from './support';
 
-const CONTACTS = Number(process.env.HERALD_BENCH_CAMPAIGN_CONTACTS ?? 100_000);
+export const CONTACTS = Number(process.env.HERALD_BENCH_CAMPAIGN_CONTACTS ?? 100_000);
 /** How the worker runs (HERALD_BENCH_WORKER_ENTRY): `worker` (default, node dist/worker.js) or `start` (inside node dist/start.js, as npm start runs it). */
 const ENTRY = process.env.HERALD_BENCH_WORKER_ENTRY === 'start' ? 'start' : 'worker';
 /** Worker processes on the task queue (HERALD_BENCH_WORKERS; one by default). */
 const WORKERS = Math.max(1, Number(process.env.HERALD_BENCH_WORKERS ?? 1));
-const WARM_UP_CONTACTS = 2_000;
+export const WARM_UP_CONTACTS = 2_000;
 /** The reference sends this many (distinct prebuilt messages, sent in turn). */
 const REFERENCE_SENDS = 20_000;
 const REFERENCE_DISTINCT = 2_000;
-const DATABASE = 'herald_bench_campaign';
-const TASK_QUEUE = 'herald-bench-campaign';
+export const DATABASE = 'herald_bench_campaign';
+/** The worker process's task queue: campaigns and, in transactional-latency, single sends alike. */
+export const TASK_QUEUE = 'herald-bench-campaign';
 export const MTA_HOST = 'herald.bench';
 export const PUBLIC_URL = 'https://t.herald.bench';
 const FROM = 'news@herald.test';
@@ -57,7 +58,7 @@ export function campaignHtml(): string {
 }
 
 /** `count` contacts in list `listId`, inserted in bulk, ids from `firstId`. */
-async function insertContacts(store: Store, account: string, listId: number, firstId: number, count: number, tag: string): Promise<void> {
+export async function insertContacts(store: Store, account: string, listId: number, firstId: number, count: number, tag: string): Promise<void> {
   const now = new Date();
   for (let from = 0; from < count; from += 5000) {
     const batch: ContactDoc[] = [];
@@ -74,7 +75,7 @@ async function insertContacts(store: Store, account: string, listId: number, fir
   await store.counters.updateOne({ _id: `${account}:contacts` }, { $max: { seq: firstId + count } }, { upsert: true });
 }
 
-async function newCampaign(store: Store, account: string, listId: number, name: string): Promise<CampaignDoc> {
+export async function newCampaign(store: Store, account: string, listId: number, name: string): Promise<CampaignDoc> {
   const campaign = await createCampaign(store, account, { name, include: { lists: [listId] } });
   const content = await createContent(store, campaign, CAMPAIGN_CONTENT);
   await setHtmlBody(store, { ...campaign, content }, content, campaignHtml());
@@ -84,7 +85,7 @@ async function newCampaign(store: Store, account: string, listId: number, name: 
 const quietBundler = new DefaultLogger('WARN');
 
 /** The workflow bundle built beforehand, as the Docker image has it: a worker bundling at start holds on to webpack's memory. */
-async function prebuiltBundle(teardown: Teardown): Promise<string> {
+export async function prebuiltBundle(teardown: Teardown): Promise<string> {
   const bundle = path.join(teardown.tempDir('herald-bench-bundle-'), 'workflow-bundle.js');
   fs.writeFileSync(bundle, (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundler })).code);
   return bundle;
@@ -95,7 +96,7 @@ async function prebuiltBundle(teardown: Teardown): Promise<string> {
  * service as `npm start` runs it (`node dist/start.js`: API, SMTP listener and worker in one
  * process, on the bench's store, Temporal and sink); resolves once it polls its task queue.
  */
-async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle: string): Promise<ChildProcess> {
+export async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle: string): Promise<ChildProcess> {
   // HERALD_BENCH_CPU_PROF=<dir>: the worker writes a CPU profile there when it stops.
   const profile = process.env.HERALD_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HERALD_BENCH_CPU_PROF}`] : [];
   const whole = ENTRY === 'start';
@@ -139,7 +140,7 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 }
 
 /** CPU seconds (user + system, every thread) the process used so far (Linux /proc: utime and stime, in clock ticks of 1/100 s). */
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -150,6 +151,16 @@ async function prebuiltMessages(store: Store, campaign: CampaignDoc): Promise<Bu
   const fields = await store.fields.find({ account: campaign.account }).toArray();
   const plan = await planCampaign(campaign, fields, { mtaHost: MTA_HOST, links: { publicUrl: PUBLIC_URL, secret: await trackingSecret(store) }, linkTables: linkTablesOf(store) });
   return Array.from({ length: REFERENCE_DISTINCT }, (_, seq) => plan.message(snapshotRow(seq)).raw());
+}
+
+/** The campaign once SENT with its recipients' count (the last page's outcome comes after its last message), or as it is after a minute. */
+export async function sentCampaign(store: Store, campaign: CampaignDoc): Promise<Pick<CampaignDoc, 'state' | 'recipients'> | null> {
+  let final: Pick<CampaignDoc, 'state' | 'recipients'> | null = null;
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    final = await store.campaigns.findOne({ _id: campaign._id, account: campaign.account }, { projection: { state: 1, recipients: 1 } });
+    if (final?.state === 'SENT') break;
+  }
+  return final;
 }
 
 /** Snapshot recipient `seq` as the bench's contacts make it (a first name each). */
@@ -224,12 +235,7 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
     const perMessage = (seconds: number) => round((seconds * 1000) / CONTACTS, 2);
     const cpu = { worker: perMessage(workersCpu() - cpuBefore.worker), store: perMessage(cpuSecondsOf(stack.store.pid) - cpuBefore.store) };
     clearInterval(sampler);
-    // The last page's outcome, then SENT with the recipients' count.
-    let final: Pick<CampaignDoc, 'state' | 'recipients'> | null = null;
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
-      final = await store.campaigns.findOne({ _id: campaign._id, account }, { projection: { state: 1, recipients: 1 } });
-      if (final?.state === 'SENT') break;
-    }
+    const final = await sentCampaign(store, campaign);
     const recipientsPerS = perSecond(CONTACTS, lastAt - launchedAt);
     return {
       scenario: 'campaign-send',

@@ -17,6 +17,7 @@ import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
 import { runTrackingHits } from './tracking-hits';
+import { runTransactionalLatency } from './transactional-latency';
 import { runTriggerEvents } from './trigger-events';
 import { runWebhookDelivery } from './webhook-delivery';
 
@@ -51,6 +52,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'relay-path': () => runRelayPath(),
   // A 100k-contact campaign launched end to end (worker in its own process) to a counting sink, beside prebuilt raw MIME of its own messages sent by nodemailer.
   'campaign-send': () => runCampaignSend(),
+  // Single sends at half the sustained rate, 202 to the relay, idle then while a 100k-contact campaign sends through the same worker, beside the campaign's rate alone.
+  'transactional-latency': () => runTransactionalLatency(),
   // campaign-send's message alone, on one core: its size and the plan's per-recipient render (no stack).
   'campaign-message': () => runCampaignMessage(),
   // Custom trigger events posted by 50 clients (hourly limit raised), each running a one-email automation, beside bare signalWithStart and no-op workflows.
