@@ -72,12 +72,14 @@ function hrefRewrite(tracking: TrackingOptions | undefined, publicUrl: string): 
   const utm = utmPairs(tracking?.analytics);
   const own = `${publicUrl}/t/`;
   return (site, rendered) => {
-    const url = httpUrl(decodeAttribute(rendered));
-    if (url === undefined || url.startsWith(own)) return KEEP;
+    const http = httpUrl(decodeAttribute(rendered));
+    if (http === undefined || http.url.startsWith(own)) return KEEP;
+    const { url } = http;
     const target = withUtm(url, utm);
     if (!click || site.disabled) return target === url ? KEEP : { kind: 'text', text: attribute(site, escapeHtml(target)) };
     // The target as the URL parser serialises it (what the browser would have followed): ASCII, fit for a Location header.
-    return { kind: 'click', link: { linkId: site.linkId, target: new URL(target).href, url: site.finalUrl ? url : site.literal, interests: site.interests } };
+    const href = target === url ? http.href : new URL(target).href;
+    return { kind: 'click', link: { linkId: site.linkId, target: href, url: site.finalUrl ? url : site.literal, interests: site.interests } };
   };
 }
 

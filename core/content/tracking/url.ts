@@ -25,13 +25,20 @@ export function decodeAttribute(text: string): string {
 // Leading and trailing C0 controls and spaces, as the URL parser strips them.
 const EDGES = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g; // eslint-disable-line no-control-regex -- the URL standard's set
 
-/** The URL as written, trimmed as a browser trims it; undefined unless it is absolute http(s). */
-export function httpUrl(value: string): string | undefined {
-  const trimmed = value.replace(EDGES, '');
-  if (!/^https?:/i.test(trimmed.replace(/[\t\n\r]/g, ''))) return undefined;
+const HTTP = /^https?:/i;
+
+/**
+ * The URL as written, trimmed as a browser trims it (`url`), and as the URL parser serialises it
+ * (`href`); undefined unless it is absolute http(s). Most hrefs need no trimming and start with
+ * their scheme: then no string is made to test them (this runs for each href of each message).
+ */
+export function httpUrl(value: string): { url: string; href: string } | undefined {
+  const trimmed = value.charCodeAt(0) > 0x20 && value.charCodeAt(value.length - 1) > 0x20 ? value : value.replace(EDGES, '');
+  // The URL parser drops tabs and line ends anywhere, so `ht\ntps:` is a scheme too.
+  if (!HTTP.test(trimmed) && !HTTP.test(trimmed.replace(/[\t\n\r]/g, ''))) return undefined;
   try {
     const url = new URL(trimmed);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? trimmed : undefined;
+    return url.protocol === 'http:' || url.protocol === 'https:' ? { url: trimmed, href: url.href } : undefined;
   } catch {
     return undefined;
   }
