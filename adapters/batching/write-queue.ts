@@ -16,6 +16,7 @@ export class WriteQueue<T> {
 
   /** Resolves once the items are written. */
   add(items: T[]): Promise<void> {
+    if (items.length === 0) return Promise.resolve(); // nothing to wait for (a write would never come)
     return new Promise((resolve, reject) => {
       this.items.push(...items);
       this.waiters.push({ resolve, reject });

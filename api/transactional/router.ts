@@ -77,6 +77,7 @@ export const sendOperations: OperationSpec[] = [{
     'the account\'s policy: a From domain not among its sender domains (403 `forbidden`, "origin address not allowed"; any address when it has none; exact domains, not subdomains),',
     'attachments when the account does not allow them (403 `forbidden`); its monthly limit, counted in messages (one per `recipients` element) per calendar month in UTC',
     '(503 `service_unavailable` naming the MONTHLY limit; a request that does not fit counts nothing); then acceptance (202).',
+    'While more than 100 of the account\'s requests wait for its sender, the 202 of a new one (already stored) waits until that is no longer so, 1 s at most.',
     'The answer carries the batch id of the events in a `Herald-Batch-Id` header: `<account>_transactional_<batch_code or request id>`.',
     '`launch_date` (ISO 8601 with `Z` or an offset) holds the request until then, at any horizon; a past one sends at once.',
     'An `Idempotency-Key` header (1 to 255 characters) makes a retry start nothing twice: the same key with the same body within 24 hours is answered as the first',

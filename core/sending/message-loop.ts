@@ -86,6 +86,8 @@ export interface SendRun<T extends OutgoingMessage> extends LoopControls {
   sentBy?: SentBy;
   /** Transactional mail: its messages go to the relay ahead of a campaign's waiting there. */
   urgent?: boolean;
+  /** The ledger writer to record with, shared by the sender's concurrent sets so their writes group; else one of the loop's own. */
+  ledger?: LedgerWriter;
 }
 
 /** What the loop did: counts of outcomes, and the messages the relay deferred (4xx: no row, to be sent again). */
@@ -101,7 +103,7 @@ export interface SendTally<T> { sent: number; failed: number; dropped: number; d
 export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopDeps, run: SendRun<T>): Promise<SendTally<T>> {
   const { store, transport, mtaHost, bounceDomain } = deps;
   const { account, messages, signal } = run;
-  const ledger = new LedgerWriter(store, run.sentBy);
+  const ledger = run.ledger ?? new LedgerWriter(store, run.sentBy);
   const tally: SendTally<T> = { sent: 0, failed: 0, dropped: 0, deferred: [], halted: false };
   // Addresses on the suppression list get no mail: one look-up for the whole attempt.
   const checked = messages.filter((item) => !item.ignoreSuppression);

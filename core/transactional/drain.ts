@@ -15,7 +15,8 @@ import type { ObjectId } from 'mongodb';
 import type { SendQueueDoc } from '../../adapters/store/store';
 import type { DrainResult } from '../../adapters/temporal/contracts';
 import { delayBeforeNextSend, KEPT_DEFERRING } from '../sending/deferral';
-import type { SentBy } from '../sending/ledger';
+import { WriteQueue } from '../../adapters/batching/write-queue';
+import { LedgerWriter, type SentBy } from '../sending/ledger';
 import { SendingStopped, type SendControls } from '../sending/message-loop';
 import { clearDraining, markDraining } from './doorbell';
 import { claim, complete, defer, nextDue, readReady, waiting } from './send-queue';
@@ -38,7 +39,7 @@ export interface DrainTuning {
 }
 
 export const DRAIN_TUNING: DrainTuning = {
-  pageSize: 100, pagesInFlight: 3, pollMs: 5, maxPollMs: 50, idleMs: 5_000, rereadMs: 1_000, maxDrainMs: 10 * 60_000,
+  pageSize: 100, pagesInFlight: 3, pollMs: 10, maxPollMs: 50, idleMs: 5_000, rereadMs: 1_000, maxDrainMs: 10 * 60_000,
 };
 
 /** What a drain learns from its activity besides the send controls. */
@@ -65,6 +66,9 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
     let lastFullRead = 0;
     let stop: unknown;
     let again = false;
+    // Shared by the pages, so that what they write while a write is in flight goes in the next one.
+    const ledger = new LedgerWriter(store, controls.sentBy);
+    const completions = new WriteQueue<ObjectId>((ids) => complete(store, account, ids));
 
     const page = async (entries: SendQueueDoc[]) => {
       const claimed = await claim(store, account, entries);
@@ -73,19 +77,20 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
       const outcome = await sender.send(
         { account, requests: claimed.map(({ requestId, batchId }) => ({ requestId, batchId })) },
         { ...controls, heartbeat: () => undefined },
-        { fresh, sentBy: controls.sentBy },
+        { fresh, ledger },
       );
       counts.sent += outcome.sent;
       counts.failed += outcome.failed;
       const deferred = new Set(outcome.deferred);
-      await complete(store, account, claimed.filter((entry) => !deferred.has(entry.requestId)).map((entry) => entry._id));
+      const done = claimed.filter((entry) => !deferred.has(entry.requestId)).map((entry) => entry._id);
+      if (done.length > 0) await completions.add(done);
       for (const entry of claimed.filter((e) => deferred.has(e.requestId))) {
         const deferrals = (entry.deferrals ?? 0) + 1;
         const delay = delayBeforeNextSend(deferrals);
         if (delay === null) {
           const given = await sender.giveUp({ account, requests: [entry] }, KEPT_DEFERRING, controls.log);
           counts.failed += given.failed;
-          await complete(store, account, [entry._id]);
+          await completions.add([entry._id]);
         } else {
           await defer(store, entry, deferrals, new Date(Date.now() + delay));
         }
@@ -135,7 +140,9 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
             start(entries);
             idleSince = Date.now();
             pause = tuning.pollMs;
-            continue;
+            // A full page: more may wait at once. A short one: a few ms let the next page gather
+            // more than one request (a steady stream would otherwise cost a page per request).
+            if (entries.length === tuning.pageSize) continue;
           }
         }
         if (pages.size === 0 && Date.now() - idleSince >= tuning.idleMs) {

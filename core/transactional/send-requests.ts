@@ -24,6 +24,8 @@ export interface SendOptions {
   fresh?: ReadonlySet<string>;
   /** The Temporal run sending, stamped on every ledger row. */
   sentBy?: SentBy;
+  /** The ledger writer to record with (a drain's, shared by its pages so their writes group). */
+  ledger?: LedgerWriter;
 }
 
 /** One message still to send, with its request. */
@@ -123,14 +125,15 @@ export function createRequestSender(deps: RequestSenderDeps) {
     async send(input: SendRequestsInput, controls: SendControls, options: SendOptions = {}): Promise<SendOutcome> {
       const { account } = input;
       const work = await loadWork(input, controls.log, options.fresh);
-      const unsendable = await recordUnsendable(new LedgerWriter(store, options.sentBy), account, work);
+      const ledger = options.ledger ?? new LedgerWriter(store, options.sentBy);
+      const unsendable = await recordUnsendable(ledger, account, work);
       const cancelled = new Set(work.requests.filter((r) => r.cancelledAt).map((r) => r._id));
       const ids = work.requests.map((r) => r._id);
       const tally = await sendMessages(deps, {
         ...controls,
         account,
         messages: work.pending,
-        sentBy: options.sentBy,
+        ledger,
         urgent: true, // transactional mail goes to the relay ahead of a campaign's
         // A request whose batch was cancelled gets its unsent messages dropped.
         isDropped: (item) => cancelled.has(item.request._id),
