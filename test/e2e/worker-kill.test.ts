@@ -93,10 +93,10 @@ it('loses nothing, duplicates at most what was in flight, and resumes on a new w
 }, 180000);
 
 it('loses no single send of a stream the worker is killed in the middle of, and duplicates at most what was in flight', async () => {
-  // 300 single-recipient requests from 10 clients, one after another each; the worker is killed once
+  // 150 single-recipient requests from 10 clients, one after another each; the worker is killed once
   // a third of them arrived, and the stream goes on meanwhile (the API needs only the store and
   // Temporal). The drain's retry on the new worker takes the queue, killed pages and all.
-  const REQUESTS = 300;
+  const REQUESTS = 150;
   const CLIENTS = 10;
   const account = await createAccount(services.store, `stream${newId().slice(0, 6).toLowerCase().replace(/[^a-z0-9]/g, '')}`);
   const before = sink.received.length;
