@@ -21,6 +21,7 @@ import { createList } from '../core/contacts/lists';
 import type { CampaignDoc, CampaignRecipient, ContactDoc, Store } from '../adapters/store/store';
 import { linkTablesOf } from '../core/content/tracking/link-tables';
 import { trackingSecret } from '../core/content/tracking/secret';
+import { processCpuMs } from './cpu-usage';
 import { composeBenchHerald, startBenchStack, type BenchStack } from './herald-stack';
 import { recipientOf } from './mail';
 import { measureRawSends } from './nodemailer-raw';
@@ -139,11 +140,9 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: round(kb('VmRSS') / 1024), peakMb: round(kb('VmHWM') / 1024) };
 }
 
-/** CPU seconds (user + system, every thread) the process used so far (Linux /proc: utime and stime, in clock ticks of 1/100 s). */
+/** CPU seconds (user + system, every thread) the process used so far (bench/cpu-usage.ts reads /proc). */
 export function cpuSecondsOf(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return processCpuMs(pid) / 1000;
 }
 
 /** The reference's messages: the campaign's own, built by its plan for the first recipients. */
