@@ -36,10 +36,12 @@ export interface DrainTuning {
   rereadMs: number;
   /** A drain returns after this long (its pages finish), so the workflow can continue as new; the next one starts at once. */
   maxDrainMs: number;
+  /** How often a drain heartbeats and renews its mark (well within the mark's lease, ./doorbell.ts). */
+  heartbeatMs: number;
 }
 
 export const DRAIN_TUNING: DrainTuning = {
-  pageSize: 100, pagesInFlight: 3, pollMs: 10, maxPollMs: 50, idleMs: 5_000, rereadMs: 1_000, maxDrainMs: 10 * 60_000,
+  pageSize: 100, pagesInFlight: 3, pollMs: 10, maxPollMs: 50, idleMs: 5_000, rereadMs: 1_000, maxDrainMs: 10 * 60_000, heartbeatMs: 2_000,
 };
 
 /** What a drain learns from its activity besides the send controls. */
@@ -49,8 +51,6 @@ export interface DrainControls extends SendControls {
   /** Told every 2 s and at the end how many entries wait in the queue (the worker's gauge). */
   backlog?(entries: number): void;
 }
-
-const HEARTBEAT_EVERY_MS = 2_000;
 
 export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = DRAIN_TUNING) {
   const { store } = deps;
@@ -116,12 +116,17 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
       return read.filter((entry) => !taken.has(entry._id.toHexString())).slice(0, tuning.pageSize);
     };
 
+    // The mark is renewed with each beat, but never once the drain cleared it to stop: a renewal
+    // landing after the clear would keep the API from ringing while nobody drains. So beats run
+    // one after another, and the stop waits for the one in flight before it clears the mark.
+    let marking = true;
+    let beating: Promise<void> = Promise.resolve();
     const beat = async () => {
-      await markDraining(store, account);
+      if (marking) await markDraining(store, account);
       controls.heartbeat({ ...counts, inFlight: taken.size });
       controls.backlog?.(await waiting(store, account));
     };
-    const beats = setInterval(() => { beat().catch(() => undefined); }, HEARTBEAT_EVERY_MS);
+    const beats = setInterval(() => { beating = beating.then(beat).catch(() => undefined); }, tuning.heartbeatMs);
     try {
       await markDraining(store, account);
       controls.heartbeat({ ...counts, inFlight: 0 });
@@ -147,9 +152,12 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
         }
         if (pages.size === 0 && Date.now() - idleSince >= tuning.idleMs) {
           // Cleared before the last look, so that a request stored after it rings (./doorbell.ts).
+          marking = false;
+          await beating;
           await clearDraining(store, account);
           const late = await readMore(true);
           if (late.length === 0) break;
+          marking = true;
           await markDraining(store, account);
           start(late);
           idleSince = Date.now();

@@ -8,6 +8,8 @@ import { ObjectId } from 'mongodb';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { triggerSweeper } from '../../adapters/temporal/schedules';
 import { workflowIds } from '../../adapters/temporal/contracts';
+import { createRelayTransport } from '../../adapters/relay/transport';
+import { createQueueDrain, DRAIN_TUNING } from '../../core/transactional/drain';
 import { paced } from '../../core/transactional/pacing';
 import { toStoredFields } from '../../core/transactional/request';
 import { startTestHerald, type TestHerald } from '../support/herald';
@@ -98,6 +100,26 @@ it('rings the sender again for a request that arrives after its drain went idle'
   const [mail] = (await herald.sink.waitFor(before + 2, 30000)).slice(before + 1);
   expect(mail.rcptTo).toEqual(['second@example.net']);
   await eventually('a new drain', async () => ((await senderHistory()).drains > drains ? true : undefined));
+}, 60000);
+
+it('leaves no mark when a drain stops, even with its heartbeats racing the stop', async () => {
+  // A renewal of the mark landing after the drain cleared it would keep the API from ringing
+  // while nobody drains (a request then waited for the sweeper). Beats every millisecond make
+  // that race likely on every stop.
+  const { store } = herald.services;
+  const transport = createRelayTransport(herald.sink.url);
+  const drain = createQueueDrain(
+    { store, transport, mtaHost: 'herald.test', publicUrl: herald.baseUrl, bounceDomain: 'bounces.herald.test' },
+    { ...DRAIN_TUNING, idleMs: 20, heartbeatMs: 1 },
+  );
+  const quiet = `quiet${Date.now()}`;
+  for (let round = 0; round < 20; round += 1) {
+    const result = await drain(quiet, { heartbeat: () => undefined });
+    expect(result).toMatchObject({ sent: 0, failed: 0, left: 0 });
+    const sender = await store.senders.findOne({ _id: quiet });
+    expect(sender?.drainingUntil.getTime()).toBe(0);
+  }
+  await transport.close();
 }, 60000);
 
 it('sends a request whose API died before ringing, once the sweeper finds its queue unattended', async () => {
