@@ -9,6 +9,7 @@
 module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest'] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testEnvironment: '<rootDir>/test/support/test-environment.ts',

@@ -1,5 +1,4 @@
 import type { Config } from '../composition/config';
-import { composeHerald } from '../composition/herald';
 import type { Store } from '../adapters/store/store';
 import { embeddedPaths } from '../infra/embedded-paths';
 import { withStackAddresses } from '../infra/stack-record';
@@ -10,13 +9,16 @@ import { startEmbeddedStore } from '../infra/store';
  * folder serves, else the data folder's embedded store, started just for this command.
  */
 export async function openStoreForCli(given: Config): Promise<{ store: Store; close(): Promise<void> }> {
+  // The composition root brings the whole service (Temporal, the API, the renderer): loaded only
+  // when a command needs the store, so that --help and a usage error answer at once.
+  const { composeHerald } = await import('../composition/herald');
   const config = withStackAddresses(given);
   if (config.mongodbUri) {
     const herald = composeHerald(config);
     return { store: await herald.store(), close: () => herald.close() };
   }
   const paths = embeddedPaths(config.dataDir);
-  const embedded = await startEmbeddedStore({ file: paths.storeFile, logFile: paths.log('store-cli') });
+  const embedded = await startEmbeddedStore({ file: paths.storeFile, logFile: paths.log('store-cli'), shortLived: true });
   const herald = composeHerald({ ...config, mongodbUri: embedded.uri });
   try {
     const store = await herald.store();

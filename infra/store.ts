@@ -187,6 +187,12 @@ export async function startEmbeddedStore(opts: {
   file: string | null; port?: number; logFile: string;
   /** The file format of stores before infra/store/NativeKeyBackend.java (old index order, Java-serialised values): for its test only. */
   legacyFormat?: boolean;
+  /**
+   * A store that lives for one command or one test: the JVM compiles with its quick compiler only,
+   * which costs a second less CPU to start (measured: 1.6 against 2.5 s to start and take 200
+   * writes) and more per request once warm; a long-running store keeps the optimising compiler.
+   */
+  shortLived?: boolean;
 }): Promise<EmbeddedStore> {
   await installStore();
   const { java } = requireTools('java');
@@ -215,6 +221,7 @@ export async function startEmbeddedStore(opts: {
       // Out of memory, a thread may have died half-way: exit and let the supervisor restart the store
       // (every acknowledged write is already in the file).
       '-XX:+ExitOnOutOfMemoryError',
+      ...(opts.shortLived ? ['-XX:TieredStopAtLevel=1'] : []),
       '-cp', `${classesDir}${path.delimiter}${path.join(libDir, '*')}`,
       'HeraldStore', '--host', HOST, '--port', String(port),
       ...(file ? ['--file', file] : ['--memory']),

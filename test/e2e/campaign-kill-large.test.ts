@@ -1,4 +1,4 @@
-// The delivery guarantee at a campaign's real size: a campaign of 15,000 contacts (30 pages;
+// The delivery guarantee at a campaign's real size: a campaign of 10,000 contacts (20 pages;
 // HERALD_KILL_CONTACTS=100000 runs the 100,000 of issue 29, ~130 s of CPU, too much for the
 // suite's six minutes on two cores) whose worker process is SIGKILLed in the middle of a page
 // (pages of 500, SEND_CONCURRENCY messages of a page in flight), a new worker started at once.
@@ -22,13 +22,13 @@ import { startEnvelopeSink } from '../support/envelope-sink';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
 import { waitUntil } from '../support/wait';
 
-const CONTACTS = Number(process.env.HERALD_KILL_CONTACTS ?? 15_000);
+const CONTACTS = Number(process.env.HERALD_KILL_CONTACTS ?? 10_000);
 let storeProcess: EmbeddedStore;
 let stack: KillableStack<Awaited<ReturnType<typeof startEnvelopeSink>>>;
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-ckill100k-'));
 
 beforeAll(async () => {
-  storeProcess = await startEmbeddedStore({ file: path.join(folder, 'store.h2'), logFile: path.join(folder, 'store.log') });
+  storeProcess = await startEmbeddedStore({ file: path.join(folder, 'store.h2'), logFile: path.join(folder, 'store.log'), shortLived: true });
   stack = await startKillableStack('herald_ckill100k', { startSink: startEnvelopeSink, mongodbUri: storeProcess.uri });
 }, 90000);
 

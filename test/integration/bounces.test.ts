@@ -248,7 +248,7 @@ describe('with the store down', () => {
 
   it('answers 451 after the data, so the reporting MTA keeps the report and retries', async () => {
     const dir = path.join(os.tmpdir(), `herald-bounce-down-${process.pid}`);
-    const embedded = await startEmbeddedStore({ file: null, logFile: `${dir}.log` });
+    const embedded = await startEmbeddedStore({ file: null, logFile: `${dir}.log`, shortLived: true });
     const store = await connectStore(embedded.uri, 'herald_bounce_down');
     try {
       await createAccount(store, 'bouncedown');

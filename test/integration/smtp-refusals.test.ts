@@ -268,7 +268,7 @@ describe('TLS', () => {
 describe('with the store down', () => {
   it('answers 451, so the client keeps the message and retries', async () => {
     const dir = path.join(os.tmpdir(), `herald-smtp-down-${process.pid}`);
-    const embedded = await startEmbeddedStore({ file: null, logFile: `${dir}.log` });
+    const embedded = await startEmbeddedStore({ file: null, logFile: `${dir}.log`, shortLived: true });
     const store = await connectStore(embedded.uri, 'herald_smtp_down');
     try {
       const own = await createAccount(store, 'smtpdown');

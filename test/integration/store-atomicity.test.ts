@@ -11,7 +11,7 @@ jest.setTimeout(120_000);
 
 it.each([['memory', false], ['file with durable commits', true]])('gives every concurrent nextId its own id (%s)', async (_label, onFile) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-atomic-'));
-  const embedded = await startEmbeddedStore({ file: onFile ? path.join(dir, 'store.mv.db') : null, logFile: path.join(dir, 'store.log') });
+  const embedded = await startEmbeddedStore({ file: onFile ? path.join(dir, 'store.mv.db') : null, logFile: path.join(dir, 'store.log'), shortLived: true });
   const store = await connectStore(embedded.uri, 'atomicity');
   try {
     const ids: number[] = [];

@@ -19,7 +19,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 type Row = { _id?: string; account: string; [field: string]: unknown };
 
 async function withStore<T>(file: string, logName: string, use: (contacts: Collection<Row>) => Promise<T>, legacyFormat = false): Promise<T> {
-  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName), legacyFormat });
+  const store = await startEmbeddedStore({ file, logFile: path.join(dir, logName), legacyFormat, shortLived: true });
   const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: 10_000 });
   try {
     await client.connect();

@@ -24,7 +24,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-supervise-'));
-  const options = { file: path.join(dir, 'store.mv.db'), logFile: path.join(dir, 'store.log') };
+  const options = { file: path.join(dir, 'store.mv.db'), logFile: path.join(dir, 'store.log'), shortLived: true };
   const first = await startEmbeddedStore(options);
   // A restart delay longer than the driver's 5 s server selection, so the outage is seen; npm start uses 1 s.
   supervised = supervise(first, { name: 'store', restart: () => startEmbeddedStore({ ...options, port: first.port }), logger, logFile: options.logFile, initialDelayMs: 8000 });

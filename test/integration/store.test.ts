@@ -29,7 +29,7 @@ async function connect(uri: string, options: MongoClientOptions = {}): Promise<M
 }
 
 async function start(file: string | null): Promise<{ store: EmbeddedStore; client: MongoClient }> {
-  const store = await startEmbeddedStore({ file, logFile: path.join(tmp, 'store.log') });
+  const store = await startEmbeddedStore({ file, logFile: path.join(tmp, 'store.log'), shortLived: true });
   running.push(store);
   return { store, client: await connect(store.uri) };
 }
@@ -192,7 +192,7 @@ test('a request nested deeper than 200 levels is refused, and the store carries 
 test('a second store on the same file is refused with a step the user can take', async () => {
   const file = path.join(tmp, 'data', 'store.mv.db');
   await start(file);
-  await expect(startEmbeddedStore({ file, logFile: path.join(tmp, 'second.log') }))
+  await expect(startEmbeddedStore({ file, logFile: path.join(tmp, 'second.log'), shortLived: true }))
     .rejects.toThrow(/What to do: another store uses the data folder .*data \(a running Herald/);
 });
 

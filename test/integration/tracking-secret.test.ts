@@ -49,7 +49,7 @@ it('survives a restart of the store from its file', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-secret-'));
   const file = path.join(dir, 'store.mv.db');
   const firstRun = async () => {
-    const embedded = await startEmbeddedStore({ file, logFile: path.join(dir, 'store.log') });
+    const embedded = await startEmbeddedStore({ file, logFile: path.join(dir, 'store.log'), shortLived: true });
     const store = await connectStore(embedded.uri, 'herald');
     try {
       return await trackingSecret(store);
