@@ -17,6 +17,7 @@ import { trackingSecret } from '../content/tracking/secret';
 import type { PlannedMessage } from './plan';
 import { unsentRow } from './give-up';
 import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../../adapters/relay/transport';
+import { nextTurn } from '../shared/next-turn';
 
 /** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
 export const SEND_CONCURRENCY = 50;
@@ -134,6 +135,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
     // A suppressed cc or bcc only leaves the envelope: the copy still shows whom it was addressed to.
     const to = [message.email, ...message.copiesTo.filter((email) => !isSuppressed(item, email))];
     let response: string;
+    await nextTurn(); // rendering is the loop's CPU: one message per turn (../shared/next-turn.ts)
     try {
       // The envelope sender is the message's own return path, so its bounces name it
       // (core/bounces); DKIM still signs for the sender's domain.

@@ -12,6 +12,7 @@ import { mailIdOf, planRequest, plannedMessage, unbuildableMessages, type Planne
 import { resumeFromLedger } from '../sending/resume';
 import type { SendRequestDoc, Store } from '../../adapters/store/store';
 import type { QueuedSend, SendOutcome, SendRequestsInput } from '../../adapters/temporal/contracts';
+import { nextTurn } from '../shared/next-turn';
 
 export interface RequestSenderDeps extends MessageLoopDeps {
   /** Where tracking, online-version and unsubscribe links point (HERALD_PUBLIC_URL). */
@@ -56,7 +57,9 @@ export function createRequestSender(deps: RequestSenderDeps) {
     // A request whose content cannot be built fails alone: the others of the attempt go on.
     const plans: Array<{ request: SendRequestDoc; plan: RequestPlan }> = [];
     const unbuildable: Work['unbuildable'] = [];
-    await Promise.all(stored.map(async (request) => {
+    // One request planned per turn, in the order read (../shared/next-turn.ts).
+    for (const request of stored) {
+      await nextTurn();
       try {
         plans.push({ request, plan: await planRequest(request, { mtaHost, links }) });
       } catch (error) {
@@ -68,8 +71,7 @@ export function createRequestSender(deps: RequestSenderDeps) {
           // not even its recipients can be read: reported like a missing record
         }
       }
-    }));
-    plans.sort((a, b) => stored.indexOf(a.request) - stored.indexOf(b.request)); // sent in the order asked
+    }
     const readable = new Set([...plans.map((p) => p.request._id), ...unbuildable.flatMap((u) => u.messages.map((m) => m.requestId))]);
     const mailIds = [...plans.flatMap(({ plan }) => plan.mailIds), ...unbuildable.flatMap((u) => u.messages.map((m) => m.mailId))];
     // A fresh request has no row yet: only the others' rows are looked up.
