@@ -16,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-test-'));
   const stops: Array<() => Promise<void>> = [];
   const started = await Promise.allSettled([
-    process.env.MONGODB_URI ? undefined : startEmbeddedStore({ file: null, logFile: path.join(dir, 'store.log'), shortLived: true }),
+    process.env.MONGODB_URI ? undefined : startEmbeddedStore({ file: null, logFile: path.join(dir, 'store.log') }),
     process.env.TEMPORAL_ADDRESS ? undefined : startEmbeddedTemporal({ dbFile: null, logFile: path.join(dir, 'temporal.log') }),
     process.env.HERALD_WORKFLOW_BUNDLE ? undefined : bundleTestWorkflows(path.join(dir, 'workflow-bundle.js')),
     launchBrowserServer(),
