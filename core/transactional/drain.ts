@@ -117,16 +117,19 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
     };
 
     // The mark is renewed with each beat, but never once the drain cleared it to stop: a renewal
-    // landing after the clear would keep the API from ringing while nobody drains. So beats run
-    // one after another, and the stop waits for the one in flight before it clears the mark.
+    // landing after the clear would keep the API from ringing while nobody drains. So one beat
+    // runs at a time (a tick that finds one still running skips), and the stop waits for it
+    // before it clears the mark.
     let marking = true;
-    let beating: Promise<void> = Promise.resolve();
+    let beating: Promise<void> | undefined;
     const beat = async () => {
       if (marking) await markDraining(store, account);
       controls.heartbeat({ ...counts, inFlight: taken.size });
       controls.backlog?.(await waiting(store, account));
     };
-    const beats = setInterval(() => { beating = beating.then(beat).catch(() => undefined); }, tuning.heartbeatMs);
+    const beats = setInterval(() => {
+      beating ??= beat().catch(() => undefined).finally(() => { beating = undefined; });
+    }, tuning.heartbeatMs);
     try {
       await markDraining(store, account);
       controls.heartbeat({ ...counts, inFlight: 0 });
