@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import coBody from 'co-body';
 import type { Context, Next } from 'koa';
 import qs from 'qs';
@@ -91,11 +92,52 @@ export async function readText(ctx: Context, limitBytes: number): Promise<string
     return await coBody.text(ctx, { limit: limitBytes, encoding: 'utf8' });
   } catch (error) {
     const { type, status } = error as { type?: string; status?: number };
-    if (type === 'entity.too.large') throw httpErrors.payloadTooLarge(limitBytes);
+    if (type === 'entity.too.large') {
+      await discardRest(ctx, limitBytes * DISCARD_FACTOR);
+      throw httpErrors.payloadTooLarge(limitBytes);
+    }
     if (status === 415) throw httpErrors.unsupportedMediaType('Unsupported Content-Encoding');
     if (typeof status === 'number' && status < 500) throw errors.badRequest('Request body could not be read');
     throw error;
   }
+}
+
+/** A refused body is read to its end (and dropped) up to this many times the limit before the 413. */
+const DISCARD_FACTOR = 2;
+
+/**
+ * Reads and drops what is left of a refused body, up to `cap` bytes, before the 413 is sent. An
+ * answer sent while the client still uploads leaves the rest to Node's keep-alive handling: the
+ * socket's keep-alive timer starts with the answer, and a client slowed down for a few seconds (a
+ * busy machine) finds its connection reset mid-upload, before it reads the 413. A body beyond the
+ * cap is not read: the answer says `Connection: close`, and the socket ends with it.
+ */
+async function discardRest(ctx: Context, cap: number): Promise<void> {
+  const req: IncomingMessage = ctx.req;
+  const declared = ctx.request.length;
+  if (req.complete || req.destroyed) return;
+  if (declared !== undefined && declared > cap) {
+    ctx.set('Connection', 'close');
+    return;
+  }
+  req.unpipe(); // from a decompressing stream, if any: the raw bytes are dropped here
+  await new Promise<void>((resolve) => {
+    let seen = 0;
+    const finish = () => {
+      req.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > cap) {
+        req.pause();
+        ctx.set('Connection', 'close');
+        finish();
+      }
+    };
+    req.on('data', onData).on('end', finish).on('close', finish).on('error', finish);
+    req.resume();
+  });
 }
 
 function hasBody(ctx: Context): boolean {

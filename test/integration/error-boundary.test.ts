@@ -47,6 +47,40 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
+/** A JSON POST of `bytes` bytes to /v2/echo, as raw HTTP/1.1. */
+const oversized = (bytes: number) =>
+  `POST /v2/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n{"a":"${'x'.repeat(bytes - 8)}"}`;
+
+/** Writes the requests one after another on one connection, each once the answer before it ended; the answers' statuses and headers. */
+function rawExchange(requests: string[]): Promise<{ status: number; headers: http.IncomingHttpHeaders }[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const { port } = server.address() as AddressInfo;
+  const answers: { status: number; headers: http.IncomingHttpHeaders }[] = [];
+  const sockets = new Set<unknown>();
+  const one = (raw: string) => new Promise<void>((resolve, reject) => {
+    const [head, body] = raw.split('\r\n\r\n');
+    const [requestLine, ...headerLines] = head.split('\r\n');
+    const [method, path] = requestLine.split(' ');
+    const headers = Object.fromEntries(headerLines.map((line) => line.split(': ')));
+    const request = http.request({ agent, host: '127.0.0.1', port, method, path, headers }, (response) => {
+      sockets.add(response.socket);
+      answers.push({ status: response.statusCode!, headers: response.headers });
+      response.resume().on('end', resolve);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+  return (async () => {
+    try {
+      for (const raw of requests) await one(raw);
+    } finally {
+      agent.destroy();
+    }
+    expect(sockets.size).toBe(1); // every answer on the one connection
+    return answers;
+  })();
+}
+
 const post = (body: string | Buffer, headers: Record<string, string>, method = 'POST') =>
   fetch(`${baseUrl}/v2/echo`, { method, headers, body });
 
@@ -109,6 +143,17 @@ describe('body reader', () => {
     const big = await post(JSON.stringify({ a: 'x'.repeat(70 * 1024) }), { 'content-type': 'application/json' });
     expect(big.status).toBe(413);
     expect(((await big.json()) as Json).error).toEqual({ status: 413, type: 'PAYLOAD_TOO_LARGE', userMessage: expect.stringContaining('64KB') });
+  });
+
+  it('reads an oversized body to its end before the 413, so the connection stays usable; far beyond the limit it closes', async () => {
+    const answers = await rawExchange([
+      oversized(70 * 1024), // within twice the limit: read and dropped, then 413 on a kept connection
+      'GET /v2/fault/store HTTP/1.1\r\nHost: x\r\n\r\n', // the same connection answers the next request
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([413, 503]);
+    expect(answers[0].headers.connection).toBe('keep-alive');
+    const far = await rawExchange([oversized(200 * 1024)]); // declared beyond twice the limit: not read
+    expect(far.map((answer) => [answer.status, answer.headers.connection])).toEqual([[413, 'close']]);
   });
 
   it('counts the limit after decompression: a gzip bomb is 413', async () => {
