@@ -5,6 +5,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { defaultBounceDomain } from '../core/bounces/return-path';
 import { SendingStopped, type MessageLoopDeps, type SendControls } from '../core/sending/message-loop';
+import type { SendPriority } from '../core/sending/priority';
 import { PermanentFailure } from '../core/shared/permanent-failure';
 import type { Store } from '../adapters/store/store';
 import type { RelaySender } from '../adapters/relay/transport';
@@ -19,12 +20,14 @@ export interface SendDeps {
   publicUrl: string;
   /** The domain of each message's return path (HERALD_BOUNCE_DOMAIN); bounces.<mtaHost> when not given. */
   bounceDomain?: string;
+  /** One per worker, shared by its sending groups: transactional pages ahead of campaign messages. */
+  priority?: SendPriority;
 }
 
 /** The send engine's dependencies from the worker's settings. */
 export function engineDeps(deps: SendDeps): MessageLoopDeps & { publicUrl: string } {
-  const { store, transport, mtaHost, publicUrl } = deps;
-  return { store, transport, mtaHost, publicUrl, bounceDomain: deps.bounceDomain ?? defaultBounceDomain(mtaHost) };
+  const { store, transport, mtaHost, publicUrl, priority } = deps;
+  return { store, transport, mtaHost, publicUrl, priority, bounceDomain: deps.bounceDomain ?? defaultBounceDomain(mtaHost) };
 }
 
 /** The running activity's heartbeat, cancellation signal and logger, for the send engine. */

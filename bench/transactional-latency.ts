@@ -167,7 +167,8 @@ export async function runTransactionalLatency(): Promise<Record<string, unknown>
     const burstLost = Math.max(0, beforeBurst + burst.results.length - (await sink.count(SINGLE)));
     const sustainedPerS = burstLastAt === undefined ? NaN : perSecond(burst.results.length, burstLastAt - burstStarted);
     if (!(sustainedPerS > 0)) throw new Error(`no sustained rate: ${burst.results.length} accepted, ${burstLost} lost`);
-    const steadyRatePerS = Math.max(1, Math.round(sustainedPerS / 2));
+    // HERALD_BENCH_STEADY_RATE fixes the steady rate, for A/B runs that the burst's noise would skew.
+    const steadyRatePerS = Number(process.env.HERALD_BENCH_STEADY_RATE) || Math.max(1, Math.round(sustainedPerS / 2));
     log(`transactional-latency: sustained ${sustainedPerS} sends/s: the steady rate is ${steadyRatePerS}/s`);
 
     log(`transactional-latency: (2) the campaign alone (${CONTACTS} recipients)`);

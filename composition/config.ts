@@ -46,6 +46,8 @@ export interface Config {
   metricsToken?: string;
   /** A prebuilt workflow bundle (the Docker image's); unset, the worker bundles workflow code at start. */
   workflowBundle?: string;
+  /** How long a campaign message waits, at most, while the worker sends transactional mail (0: never). */
+  campaignYieldMs: number;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +97,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const value = Number(raw);
     if (!Number.isInteger(value) || value < 1) {
       problems.push(`${name} must be a whole number of at least 1, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+  const milliseconds = (name: string, fallback: number) => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0 || value > 60_000) {
+      problems.push(`${name} must be a whole number of milliseconds from 0 to 60000, got "${raw}"`);
       return fallback;
     }
     return value;
@@ -157,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerMetricsPort: port('HERALD_WORKER_METRICS_PORT', 9464),
     metricsToken: text('HERALD_METRICS_TOKEN'),
     workflowBundle: text('HERALD_WORKFLOW_BUNDLE'),
+    campaignYieldMs: milliseconds('HERALD_CAMPAIGN_YIELD_MS', 50),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -10,6 +10,7 @@ import type { CampaignTuning } from '../adapters/temporal/contracts';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
 import { ensureSweeper, sweepersOf } from '../adapters/temporal/schedules';
 import type { DrainTuning } from '../core/transactional/drain';
+import { SendPriority } from '../core/sending/priority';
 import type { Config } from './config';
 
 export interface WorkerParts {
@@ -42,6 +43,7 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
       activities: createActivities({
         store: parts.store, transport: parts.relay, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
         webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning, drainTuning: parts.drainTuning,
+        priority: new SendPriority(config.campaignYieldMs),
       }),
     });
     // The sweepers' schedules, created by whichever worker starts first (idempotent).

@@ -18,6 +18,7 @@ import type { PlannedMessage } from './plan';
 import { unsentRow } from './give-up';
 import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../../adapters/relay/transport';
 import { nextTurn } from '../shared/next-turn';
+import type { SendPriority } from './priority';
 
 /** Messages of one attempt handed to the transport at once; its pool spreads them over its connections. */
 export const SEND_CONCURRENCY = 50;
@@ -42,6 +43,8 @@ export interface MessageLoopDeps {
   mtaHost: string;
   /** The domain of each message's return path. */
   bounceDomain: string;
+  /** Shared by the worker's senders: bulk messages wait while urgent work runs (./priority.ts). */
+  priority?: SendPriority;
 }
 
 /** Where the engine reports what an operator should see (the activity's logger). */
@@ -135,6 +138,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
     // A suppressed cc or bcc only leaves the envelope: the copy still shows whom it was addressed to.
     const to = [message.email, ...message.copiesTo.filter((email) => !isSuppressed(item, email))];
     let response: string;
+    if (!run.urgent) await deps.priority?.bulkTurn();
     await nextTurn(); // rendering is the loop's CPU: one message per turn (../shared/next-turn.ts)
     try {
       // The envelope sender is the message's own return path, so its bounces name it

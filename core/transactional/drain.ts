@@ -55,6 +55,7 @@ export interface DrainControls extends SendControls {
 export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = DRAIN_TUNING) {
   const { store } = deps;
   const sender = createRequestSender(deps);
+  const urgent = <T>(work: Promise<T>) => (deps.priority ? deps.priority.urgent(work) : work);
 
   return async function drain(account: string, controls: DrainControls): Promise<DrainResult> {
     const started = Date.now();
@@ -98,7 +99,7 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
     };
     const start = (entries: SendQueueDoc[]) => {
       for (const entry of entries) taken.set(entry._id.toHexString(), entry);
-      const running: Promise<void> = page(entries)
+      const running: Promise<void> = urgent(page(entries))
         .catch((error: unknown) => { stop ??= error; })
         .finally(() => {
           for (const entry of entries) taken.delete(entry._id.toHexString());

@@ -43,6 +43,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HERALD_SMTP_MAX_CLIENTS: '0' })).toThrow(/HERALD_SMTP_MAX_CLIENTS must be/);
   });
 
+  it('reads how long a campaign message yields to transactional mail: 50 ms by default, 0 for never', () => {
+    expect(loadConfig({}).campaignYieldMs).toBe(50);
+    expect(loadConfig({ HERALD_CAMPAIGN_YIELD_MS: '0' }).campaignYieldMs).toBe(0);
+    expect(loadConfig({ HERALD_CAMPAIGN_YIELD_MS: '250' }).campaignYieldMs).toBe(250);
+    expect(() => loadConfig({ HERALD_CAMPAIGN_YIELD_MS: '-1' })).toThrow(/HERALD_CAMPAIGN_YIELD_MS must be a whole number of milliseconds/);
+    expect(() => loadConfig({ HERALD_CAMPAIGN_YIELD_MS: 'soon' })).toThrow(/HERALD_CAMPAIGN_YIELD_MS/);
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {
