@@ -1,4 +1,5 @@
-// A report taken by the SMTP listener, turned into what it means for the message it is about:
+// A report taken by the SMTP listener (or a provider's webhook, the bounces API: recordFeedback),
+// turned into what it means for the message it is about:
 // - a bounce: a `track.mail.bounced` event (bounce_type, message); a hard one also puts the
 //   address on the account's suppression list (reason bounced) and marks its contact BOUNCED. A
 //   soft bounce only records the event: the address stays mailable (a full mailbox, a greylisting
@@ -37,18 +38,33 @@ export async function takeReport(deps: ReportDeps, raw: Buffer, to: Exclude<Boun
   }
   const mailId = to.kind === 'message' ? to.mailId : reportedMailId(report, await trackingSecret(store), deps.bounceDomain);
   if (!mailId) return { recorded: 'nothing', why: 'the report names no message Herald sent' };
-  const sent = await sentMessage(store, mailId);
-  if (!sent) {
+  return recordFeedback(store, mailId, (email) => outcomeOf(report, email), `report:${report.id}`, {
     // A signed return path is one Herald gave a message: its ledger row may be a moment behind a
     // fast bounce (written just after the relay's answer). The reporting MTA tries again later.
-    if (to.kind === 'message') throw errors.unavailable('The message of this return path is not recorded yet, try again later');
+    notYetRecorded: to.kind === 'message',
+  });
+}
+
+/**
+ * Records what a report (a DSN or ARF by mail, a provider's webhook event, the generic bounces API)
+ * says of one message Herald sent: `outcomeFor` reads it for the message's recipient. `uniqueness`
+ * names the report (its Message-ID, the provider's event id): the same report taken twice records
+ * one event. `notYetRecorded`: a mail_id with no ledger row is answered 503 (try again), not
+ * "nothing", because it was certainly sent by Herald (its ledger row may be a moment behind).
+ */
+export async function recordFeedback(
+  store: Store, mailId: string, outcomeFor: (email: string) => ReportOutcome, uniqueness: string, options: { notYetRecorded?: boolean } = {},
+): Promise<ReportResult> {
+  const sent = await sentMessage(store, mailId);
+  if (!sent) {
+    if (options.notYetRecorded) throw errors.unavailable('The message of this return path is not recorded yet, try again later');
     return { recorded: 'nothing', why: 'the reported message is not in the send ledger', mailId };
   }
   const { account } = sent;
   if (sent.status !== 'sent') return { recorded: 'nothing', why: `the message was not sent (${sent.status})`, account, mailId };
-  const outcome = outcomeOf(report, sent.event.email);
+  const outcome = outcomeFor(sent.event.email);
   if (outcome.kind === 'none') return { recorded: 'nothing', why: outcome.why, account, mailId };
-  await recordOutcome(store, sent.event, outcome, report.id);
+  await recordOutcome(store, sent.event, outcome, uniqueness);
   const email = sent.event.email;
   return outcome.kind === 'bounce'
     ? { recorded: 'bounce', account, mailId, email, bounceType: outcome.bounceType }
@@ -76,10 +92,9 @@ async function sentMessage(store: Store, mailId: string): Promise<Pick<MessageDo
   return row ?? undefined;
 }
 
-async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<ReportOutcome, { kind: 'none' }>, reportId: string): Promise<void> {
+async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<ReportOutcome, { kind: 'none' }>, uniqueness: string): Promise<void> {
   const at = new Date();
   const { account, email } = sent;
-  const uniqueness = `report:${reportId}`;
   const event = outcome.kind === 'bounce'
     ? eventOfSentMail(sent, 'track.mail.bounced', at, uniqueness, { bounce_type: outcome.bounceType, message: outcome.message })
     : eventOfSentMail(sent, 'track.mail.unsubscribed', at, uniqueness, { reason: 'spam_fbl' });
