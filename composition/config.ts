@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { projectRoot } from '../adapters/project-root';
+import { describeRelaySettings, readRelaysFile, type RelaySettings } from './relays-file';
 
 /** Herald's configuration, read from the environment once and validated. */
 export interface Config {
@@ -16,6 +17,8 @@ export interface Config {
   mongodbDatabase: string;
   /** Set for a real relay; unset means the local mail sink. */
   smtpRelayUrl?: string;
+  /** The relays file's relays and feedback sources (HERALD_RELAYS_FILE); unset, SMTP_RELAY_URL is the one relay. */
+  relays?: RelaySettings;
   apiPort: number;
   smtpPort: number;
   /** PEM files of the SMTP listener's TLS key and certificate: STARTTLS is offered when both are set. */
@@ -129,6 +132,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (temporalAddress && !/^[^\s:/]+:\d+$/.test(temporalAddress)) {
     problems.push('TEMPORAL_ADDRESS must be host:port, e.g. temporal:7233');
   }
+  const relaysFile = text('HERALD_RELAYS_FILE');
+  let relays: RelaySettings | undefined;
+  if (relaysFile && text('SMTP_RELAY_URL')) {
+    problems.push('SMTP_RELAY_URL and HERALD_RELAYS_FILE are both set: name the relays in one place (the file can hold a single relay)');
+  } else if (relaysFile) {
+    const read = readRelaysFile(path.resolve(relaysFile));
+    if ('problems' in read) problems.push(...read.problems);
+    else relays = read.settings;
+  }
   const logLevel = text('HERALD_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`HERALD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const bindHost = text('HERALD_BIND_HOST') ?? '127.0.0.1';
@@ -150,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbUri: url('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     mongodbDatabase: text('HERALD_MONGODB_DATABASE') ?? 'herald',
     smtpRelayUrl: url('SMTP_RELAY_URL', ['smtp:', 'smtps:']),
+    relays,
     apiPort,
     smtpPort: port('HERALD_SMTP_PORT', 2525),
     smtpTlsKeyFile,
@@ -189,6 +202,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...config,
     mongodbUri: config.mongodbUri && redactUrl(config.mongodbUri),
     smtpRelayUrl: config.smtpRelayUrl && redactUrl(config.smtpRelayUrl),
+    relays: config.relays && describeRelaySettings(config.relays),
     metricsToken: config.metricsToken && '***',
   };
 }
