@@ -72,7 +72,7 @@ async function startEmbeddedStack(config: Config, logger: Logger) {
       ports.temporal = temporal.ports.grpc;
       ports.temporalUi = temporal.ports.ui;
     }
-    if (!config.smtpRelayUrl) {
+    if (!config.smtpRelayUrl && !config.relays) {
       logger.info('starting the local mail sink (maildev)');
       const options = { dir: paths.mailDir, smtpPort: await reuse(before.mailSmtp), webPort: await reuse(before.mailUi), logFile: paths.log('mail-sink') };
       const sink = await startMailSink(options);

@@ -10,7 +10,7 @@ import { withStackAddresses } from './infra/stack-record';
 async function main() {
   const config = withStackAddresses(loadConfig());
   const logger = createLogger(config.logLevel, 'herald-worker');
-  if (!config.smtpRelayUrl) throw new Error('SMTP_RELAY_URL is not set: the worker needs a relay to send through.');
+  if (!config.smtpRelayUrl && !config.relays) throw new Error('Neither SMTP_RELAY_URL nor HERALD_RELAYS_FILE is set: the worker needs a relay to send through.');
   quietTemporalRuntime();
   const herald = composeHerald(config, { logger });
   const worker = await herald.worker();

@@ -9,7 +9,7 @@
 // thread of this process; the sink is a process of its own).
 import nodemailer from 'nodemailer';
 import { createThreadedRelay } from '../adapters/relay/thread';
-import { createRelayTransport } from '../adapters/relay/transport';
+import { createRelayTransport, type MessageRoute } from '../adapters/relay/transport';
 import { benchPlan } from './campaign-message';
 import { snapshotRow } from './campaign-send';
 import { startCountingSink } from './counting-sink';
@@ -23,7 +23,7 @@ const DISTINCT = 200;
 const IN_FLIGHT = 50;
 const FROM = 'news@herald.test';
 
-interface Sender { sendMail(message: { envelope: { from: string; to: string[] }; raw: Buffer }): Promise<unknown>; close(): unknown }
+interface Sender { sendMail(message: { envelope: { from: string; to: string[] }; raw: Buffer; route: MessageRoute }): Promise<unknown>; close(): unknown }
 
 /** Herald's relay transport before the lean path: nodemailer's pool, Mailer and MailComposer for every raw message. */
 function nodemailerPool(relayUrl: string): Sender {
@@ -42,7 +42,9 @@ async function campaignMessages(): Promise<Buffer[]> {
 
 /** `count` sends of `raws` in turn, IN_FLIGHT at a time, after WARM_UP sends that open the connections and warm the code. */
 async function measure(sender: Sender, raws: Buffer[], count: number) {
-  const send = (i: number) => sender.sendMail({ envelope: { from: FROM, to: [recipientOf(i)] }, raw: raws[i % raws.length] });
+  const send = (i: number) => sender.sendMail({
+    envelope: { from: FROM, to: [recipientOf(i)] }, raw: raws[i % raws.length], route: { stream: 'campaign', account: 'bench', sender: FROM, recipient: recipientOf(i) },
+  });
   await runPool(WARM_UP, IN_FLIGHT, 120_000, send);
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -64,7 +66,7 @@ export async function runRelayPath(): Promise<Record<string, unknown>> {
     teardown.defer('counting sink', () => sink.stop());
     const asBuilt = await campaignMessages();
     const crlf = asBuilt.map((raw) => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1'));
-    const paths: Record<string, (url: string) => Sender> = { nodemailer: nodemailerPool, relay: createRelayTransport, relay_thread: createThreadedRelay };
+    const paths: Record<string, (url: string) => Sender> = { nodemailer: nodemailerPool, relay: createRelayTransport, relay_thread: (url) => createThreadedRelay([{ name: 'default', url }]) };
     const results: Record<string, unknown> = {};
     for (const [variant, raws] of [['crlf', crlf], ['as_built', asBuilt]] as const) {
       for (const [name, make] of Object.entries(paths)) {

@@ -11,6 +11,10 @@ import type { ApiDeps } from '../api/app';
 import { createLogger, type Logger } from '../adapters/logger';
 import { createThreadedRelay } from '../adapters/relay/thread';
 import type { RelaySender } from '../adapters/relay/transport';
+import type { RouterEvents } from '../adapters/relay/router';
+import type { RelayDefinition } from '../adapters/relay/routes';
+import { metrics } from '../adapters/metrics/registry';
+import { singleRelay } from './relays-file';
 import { connectStore, type Store } from '../adapters/store/store';
 import { connectTemporal, lazyTemporal } from '../adapters/temporal/client';
 import type { CampaignTuning } from '../adapters/temporal/contracts';
@@ -104,7 +108,8 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   let relayMade: RelaySender | undefined;
   const relay = (): RelaySender => {
     if (!relayMade) {
-      const made = createThreadedRelay(required(config, 'smtpRelayUrl'));
+      const { relays } = config.relays ?? singleRelay(required(config, 'smtpRelayUrl'));
+      const made = createThreadedRelay(relays, relayEvents(relays, logger));
       relayMade = made;
       onClose(async () => { await made.close(); });
     }
@@ -154,6 +159,19 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     async close() {
       // Built last, closed first: listeners and the worker stop before the connections they use.
       for (const close of closers.splice(0).reverse()) await close();
+    },
+  };
+}
+
+/** The relays' outcomes and health into the metrics, and a relay going down or coming back into the log. */
+function relayEvents(relays: RelayDefinition[], logger: Logger): RouterEvents {
+  for (const { name } of relays) metrics.relayUp.set({ relay: name }, 1);
+  return {
+    outcome: (relay, outcome) => metrics.relayMessages.inc({ relay, outcome }),
+    health(relay, up, reason) {
+      metrics.relayUp.set({ relay }, up ? 1 : 0);
+      if (up) logger.info({ relay }, 'relay is up again');
+      else logger.warn({ relay, reason }, 'relay is down: its messages go to the next relay that takes them');
     },
   };
 }

@@ -22,6 +22,14 @@ export const metrics = {
     name: 'herald_messages_total', help: 'Messages the send engine finished, by outcome: sent (the relay took it), bounced, dropped (suppressed or cancelled)',
     labelNames: ['outcome'] as const, registers: [registry],
   }),
+  relayMessages: new Counter({
+    name: 'herald_relay_messages_total', help: 'Messages handed to each relay of the relays file, by outcome: sent, deferred (4xx about the message), failed (5xx about it), trouble (the relay itself failed: the message went to the next relay or its attempt was retried)',
+    labelNames: ['relay', 'outcome'] as const, registers: [registry],
+  }),
+  relayUp: new Gauge({
+    name: 'herald_relay_up', help: 'Whether each relay takes messages (1) or is marked down after failing (0), as this worker process sees it',
+    labelNames: ['relay'] as const, registers: [registry],
+  }),
   trackingHits: new Counter({
     name: 'herald_tracking_hits_total', help: 'Tracking requests answered with a valid token, by kind: open, click, online, share, unsubscribe',
     labelNames: ['kind'] as const, registers: [registry],

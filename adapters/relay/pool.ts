@@ -53,7 +53,7 @@ export class RelayPool {
   constructor(
     private readonly options: SMTPConnection.Options,
     private readonly auth: SMTPConnection.AuthenticationType | undefined,
-    private readonly size: number,
+    private size: number,
   ) {}
 
   /**
@@ -73,6 +73,18 @@ export class RelayPool {
     this.closed = true;
     for (const job of [...this.urgent.splice(0), ...this.waiting.splice(0)]) job.done(closedError('Connection pool was closed'));
     for (const member of this.idle.slice()) this.drop(member);
+  }
+
+  /** Every message waiting for a connection fails with `error` (its relay went down: they go elsewhere). */
+  failWaiting(error: Error): void {
+    for (const job of [...this.urgent.splice(0), ...this.waiting.splice(0)]) job.done(error);
+  }
+
+  /** At most `size` connections from now on: idle ones beyond close now, busy ones once their message is answered. */
+  resize(size: number): void {
+    this.size = size;
+    while (this.members > this.size && this.idle.length > 0) this.drop(this.idle[0]);
+    this.dispatch();
   }
 
   private queueOf(urgent: boolean): Job[] {
@@ -176,7 +188,7 @@ export class RelayPool {
   /** The connection takes the next waiting message, or waits for one. */
   private release(member: Member): void {
     if (member.state === 'gone') return;
-    if (this.closed || member.connection.destroyed) {
+    if (this.closed || member.connection.destroyed || this.members > this.size) {
       this.dropAndDispatch(member);
       return;
     }

@@ -8,21 +8,32 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type DKIM from 'nodemailer/lib/dkim';
 import { threadScript } from '../project-root';
-import { createRelayTransport, type RelayMessage, type RelaySender } from './transport';
+import { createRelayRouter, type RelayShare, type RouterEvents } from './router';
+import type { RelayDefinition } from './routes';
+import type { MessageRoute, RelayMessage, RelaySender } from './transport';
 
 const ROLE = 'herald-relay-thread';
 
-interface ThreadStart { role: typeof ROLE; relayUrl: string }
-interface SendRequest { id: number; envelope: RelayMessage['envelope']; raw: Uint8Array; dkim?: DKIM.SingleKeyOptions; urgent?: boolean }
+interface ThreadStart { role: typeof ROLE; relays: RelayDefinition[] }
+interface SendRequest { id: number; envelope: RelayMessage['envelope']; raw: Uint8Array; dkim?: DKIM.SingleKeyOptions; route: MessageRoute }
+interface ShareRequest { share: string; limits: RelayShare }
 /** A failed send keeps what callers classify it by (adapters/relay/transport.ts: classifyRelayFailure). */
 interface SendFailure { message: string; code?: unknown; responseCode?: unknown; command?: unknown; response?: unknown }
-type SendReply = { id: number; response: string } | { id: number; error: SendFailure };
+type SendReply = { id: number; response: string; relay: string } | { id: number; error: SendFailure };
+/** What the router tells the owning thread besides answers: outcomes per relay, and when one goes down or comes back. */
+type RelayNews = { news: 'outcome'; relay: string; outcome: 'sent' | 'deferred' | 'failed' | 'trouble' } | { news: 'health'; relay: string; up: boolean; reason?: string };
 
-/** A relay transport whose SMTP client runs on a worker thread; same behaviour as createRelayTransport's. */
-export function createThreadedRelay(relayUrl: string): RelaySender {
-  const thread = new Worker(threadScript(__filename), { workerData: { role: ROLE, relayUrl } satisfies ThreadStart });
+/** The threaded router, with what the router itself offers besides sending. */
+export interface ThreadedRelay extends RelaySender {
+  /** Changes a relay's limits in this process (its share of the file's). */
+  share(relay: string, limits: RelayShare): void;
+}
+
+/** The relays' router (./router.ts) on a worker thread; `events` hears of outcomes and health on the calling thread. */
+export function createThreadedRelay(relays: RelayDefinition[], events: RouterEvents = {}): ThreadedRelay {
+  const thread = new Worker(threadScript(__filename), { workerData: { role: ROLE, relays } satisfies ThreadStart });
   thread.unref(); // a worker that is done must not be kept alive by its idle relay thread
-  const waiting = new Map<number, { resolve: (info: { response: string }) => void; reject: (error: Error) => void }>();
+  const waiting = new Map<number, { resolve: (info: { response: string; relay: string }) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let failed: Error | undefined;
   const failAll = (error: Error) => {
@@ -30,23 +41,31 @@ export function createThreadedRelay(relayUrl: string): RelaySender {
     for (const { reject } of waiting.values()) reject(error);
     waiting.clear();
   };
-  thread.on('message', (reply: SendReply) => {
+  thread.on('message', (reply: SendReply | RelayNews) => {
+    if ('news' in reply) {
+      if (reply.news === 'outcome') events.outcome?.(reply.relay, reply.outcome);
+      else events.health?.(reply.relay, reply.up, reply.reason);
+      return;
+    }
     const pending = waiting.get(reply.id);
     if (!pending) return;
     waiting.delete(reply.id);
     if ('error' in reply) pending.reject(Object.assign(new Error(reply.error.message), reply.error));
-    else pending.resolve({ response: reply.response });
+    else pending.resolve({ response: reply.response, relay: reply.relay });
   });
   thread.on('error', (error) => failAll(error));
   thread.on('exit', (code) => failAll(new Error(`the relay thread stopped (exit code ${code})`)));
   return {
-    sendMail({ envelope, raw, dkim, urgent }) {
+    sendMail({ envelope, raw, dkim, route }) {
       if (failed) return Promise.reject(failed);
       return new Promise((resolve, reject) => {
         const id = nextId++;
         waiting.set(id, { resolve, reject });
-        thread.postMessage({ id, envelope, raw, dkim, urgent } satisfies SendRequest);
+        thread.postMessage({ id, envelope, raw, dkim, route } satisfies SendRequest);
       });
+    },
+    share(relay, limits) {
+      thread.postMessage({ share: relay, limits } satisfies ShareRequest);
     },
     async close() {
       failed ??= new Error('the relay transport is closed');
@@ -55,12 +74,21 @@ export function createThreadedRelay(relayUrl: string): RelaySender {
   };
 }
 
-/** The thread's side: one pooled transport; each request answered with the relay's response or the error's fields. */
-function serve({ relayUrl }: ThreadStart): void {
-  const relay = createRelayTransport(relayUrl);
-  parentPort!.on('message', ({ id, envelope, raw, dkim, urgent }: SendRequest) => {
-    relay.sendMail({ envelope, raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), dkim, urgent }).then(
-      (info) => parentPort!.postMessage({ id, response: info.response } satisfies SendReply),
+/** The thread's side: the router; each request answered with the relay's response or the error's fields. */
+function serve({ relays }: ThreadStart): void {
+  const tell = (news: RelayNews) => parentPort!.postMessage(news);
+  const router = createRelayRouter(relays, {
+    outcome: (relay, outcome) => tell({ news: 'outcome', relay, outcome }),
+    health: (relay, up, reason) => tell({ news: 'health', relay, up, reason }),
+  });
+  parentPort!.on('message', (request: SendRequest | ShareRequest) => {
+    if ('share' in request) {
+      router.share(request.share, request.limits);
+      return;
+    }
+    const { id, envelope, raw, dkim, route } = request;
+    router.sendMail({ envelope, raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), dkim, route }).then(
+      (info) => parentPort!.postMessage({ id, response: info.response, relay: info.relay ?? '' } satisfies SendReply),
       (error: Error & Omit<SendFailure, 'message'>) => parentPort!.postMessage({
         id, error: { message: error.message, code: error.code, responseCode: error.responseCode, command: error.command, response: error.response },
       } satisfies SendReply),

@@ -1,52 +1,41 @@
-// The relay transport: one pool of SMTP connections to the relay, shared by every send of a
-// worker. Per message: the envelope as nodemailer would send it (./envelope.ts), DKIM signing as
+// The relay transport: a pool of SMTP connections per relay (./router.ts picks the relay), shared
+// by every send of a worker. Per message: the envelope as nodemailer would send it (./envelope.ts), DKIM signing as
 // nodemailer's Mailer signed (./dkim-sign.ts), the DATA bytes made once with native scans
 // (./smtp-data.ts), and nodemailer's SMTPConnection for the rest (./pool.ts,
 // ./data-connection.ts). What goes to the relay is byte for byte what pooled nodemailer's
 // sendMail({envelope, raw, dkim}) sent, without its per-message Mailer and MailComposer work.
 import type DKIM from 'nodemailer/lib/dkim';
-import { dkimSigned } from './dkim-sign';
-import { relayEnvelope } from './envelope';
-import { RelayPool } from './pool';
-import { smtpData } from './smtp-data';
+import { createRelayRouter } from './router';
+import type { Route } from './routes';
+
+/** What routing and the relay read of a message besides its bytes (./routes.ts). */
+export interface MessageRoute extends Route {
+  /** The message's mail_id: passed to relays that return it with their bounce reports (Postmark). */
+  mailId?: string;
+}
 
 /** A message as the send engine hands it to the relay: built MIME, its envelope, DKIM signing if any. */
 export interface RelayMessage {
   envelope: { from: string; to: string[] };
   raw: Buffer;
   dkim?: DKIM.SingleKeyOptions;
-  /** Sent ahead of the messages waiting that are not (transactional mail, ahead of a campaign's). */
-  urgent?: boolean;
+  /** Which relay takes it; a campaign's messages wait behind the others' at a relay. */
+  route: MessageRoute;
 }
 
-/** What sends to the relay: the transport itself, or the same on a thread of its own (adapters/relay/thread.ts). */
+/** What sends to the relays: the router itself (./router.ts), or the same on a thread of its own (./thread.ts). */
 export interface RelaySender {
-  /** Resolves with the relay's answer; rejects with an error classifyRelayFailure understands. */
-  sendMail(message: RelayMessage): Promise<{ response: string }>;
+  /** Resolves with the relay's answer and the relay's name; rejects with an error classifyRelayFailure understands. */
+  sendMail(message: RelayMessage): Promise<{ response: string; relay?: string }>;
   close(): void | Promise<void>;
 }
 
 /**
- * Up to 5 connections to the relay (`smtp://` or `smtps://`, credentials in the URL), each kept
- * for any number of messages; STARTTLS when the relay offers it.
+ * One relay that takes anything (`smtp://` or `smtps://`, credentials in the URL): up to 5
+ * connections, each kept for any number of messages; STARTTLS when the relay offers it.
  */
 export function createRelayTransport(relayUrl: string): RelaySender {
-  const url = new URL(relayUrl);
-  const user = decodeURIComponent(url.username);
-  const pool = new RelayPool({
-    host: url.hostname,
-    port: Number(url.port) || (url.protocol === 'smtps:' ? 465 : 25),
-    secure: url.protocol === 'smtps:',
-    connectionTimeout: 10000,
-    socketTimeout: 60000,
-  }, url.username ? { user, credentials: { user, pass: decodeURIComponent(url.password) } } : undefined, 5);
-  return {
-    async sendMail({ envelope, raw, dkim, urgent }) {
-      const message = dkim ? await dkimSigned(raw, dkim) : raw;
-      return { response: await pool.send(relayEnvelope(envelope), smtpData(message), urgent) };
-    },
-    close: () => pool.close(),
-  };
+  return createRelayRouter([{ name: 'default', url: relayUrl }]);
 }
 
 /**

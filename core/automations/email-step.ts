@@ -92,7 +92,7 @@ export function createEmailSteps(deps: EmailStepDeps) {
       }
       const tally = await sendMessages(deps, {
         signal: controls.signal, log: controls.log, account, messages: [built], beat: (count) => controls.heartbeat(count),
-        urgent: true, // one contact's triggered mail: ahead of a campaign's at the relay
+        stream: 'automation',
       });
       if (tally.sent) return 'sent';
       if (tally.failed) return 'failed';

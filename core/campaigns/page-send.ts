@@ -133,6 +133,7 @@ export function createPageSender(deps: PageSenderDeps) {
         signal: controls.signal,
         log: controls.log,
         account: input.account,
+        stream: 'campaign',
         messages: work.pending.map((row) => ({ message: plan.message(row), sender: plan.sender, seq: row.seq })),
         isHalted: () => stopped,
         beat: (done) => {

@@ -17,6 +17,7 @@ import { trackingSecret } from '../content/tracking/secret';
 import type { PlannedMessage } from './plan';
 import { unsentRow } from './give-up';
 import { classifyRelayFailure, type RelayMessage, type RelaySender } from '../../adapters/relay/transport';
+import type { Stream } from '../../adapters/relay/routes';
 import { nextTurn } from '../shared/next-turn';
 import type { SendPriority } from './priority';
 
@@ -33,6 +34,8 @@ export interface OutgoingMessage {
   sender: string;
   /** Sent whatever the suppression list says (Herald's own opt-in confirmation). */
   ignoreSuppression?: boolean;
+  /** Its stream when not the run's (Herald's own mail among a page of requests: `system`). */
+  stream?: Stream;
 }
 
 /** What the loop sends with: the store (ledger, suppressions, DKIM keys) and the relay. */
@@ -88,8 +91,8 @@ export interface SendRun<T extends OutgoingMessage> extends LoopControls {
   poll?(): Promise<void>;
   /** The Temporal run sending, stamped on each ledger row (transactional requests: the batches API names it). */
   sentBy?: SentBy;
-  /** Transactional mail: its messages go to the relay ahead of a campaign's waiting there. */
-  urgent?: boolean;
+  /** What the messages are, for the relays' routing; a campaign's wait behind the others' (in the worker and at a relay). */
+  stream: Stream;
   /** The ledger writer to record with, shared by the sender's concurrent sets so their writes group; else one of the loop's own. */
   ledger?: LedgerWriter;
 }
@@ -138,13 +141,14 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
     // A suppressed cc or bcc only leaves the envelope: the copy still shows whom it was addressed to.
     const to = [message.email, ...message.copiesTo.filter((email) => !isSuppressed(item, email))];
     let response: string;
-    if (!run.urgent) await deps.priority?.bulkTurn();
+    if (run.stream === 'campaign') await deps.priority?.bulkTurn();
     await nextTurn(); // rendering is the loop's CPU: one message per turn (../shared/next-turn.ts)
     try {
       // The envelope sender is the message's own return path, so its bounces name it
       // (core/bounces); DKIM still signs for the sender's domain.
       const from = returnPathOf(message.mailId, returnPathKey, bounceDomain);
-      const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(item.sender), urgent: run.urgent });
+      const route = { stream: item.stream ?? run.stream, account, sender: item.sender, recipient: message.email, mailId: message.mailId };
+      const info = await transport.sendMail({ envelope: { from, to }, raw: message.raw(), dkim: await dkimFor(item.sender), route });
       response = String(info.response ?? '');
     } catch (error) {
       const failure = classifyRelayFailure(error);

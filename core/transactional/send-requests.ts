@@ -82,7 +82,11 @@ export function createRequestSender(deps: RequestSenderDeps) {
     const { done } = await resumeFromLedger(store, account, touched);
     // Only the messages still to send are built (rendered), and only when their turn comes.
     const pending = plans.flatMap(({ request, plan }) => plan.mailIds.flatMap((mailId, index) => (
-      done.has(mailId) ? [] : [{ message: plan.message(index), sender: plan.sender, ignoreSuppression: request.purpose === 'optin-confirmation', request }]
+      done.has(mailId) ? [] : [{
+        message: plan.message(index), sender: plan.sender, request,
+        // Herald's own mail: sent whatever the suppression list says, routed as `system`.
+        ...(request.purpose === 'optin-confirmation' ? { ignoreSuppression: true, stream: 'system' as const } : {}),
+      }]
     )));
     return {
       requests: plans.map((p) => p.request), pending, done: done.size, total: mailIds.length,
@@ -136,7 +140,7 @@ export function createRequestSender(deps: RequestSenderDeps) {
         account,
         messages: work.pending,
         ledger,
-        urgent: true, // transactional mail goes to the relay ahead of a campaign's
+        stream: 'transactional',
         // A request whose batch was cancelled gets its unsent messages dropped.
         isDropped: (item) => cancelled.has(item.request._id),
         beat: (done) => controls.heartbeat({ done: work.done + done, total: work.total }),

@@ -24,7 +24,7 @@ let transport: RelaySender;
 beforeAll(async () => {
   store = await connectStore(process.env.MONGODB_URI!.replace(/\/[^/?]*(\?|$)/, '/$1'), `herald_act_${newId().slice(0, 8)}`);
   sink = await startSmtpSink();
-  transport = createThreadedRelay(sink.url);
+  transport = createThreadedRelay([{ name: 'default', url: sink.url }]);
   activities = createSendActivities({ store, transport, mtaHost: 'mx.test', publicUrl: 'http://herald.test' });
 });
 
@@ -93,7 +93,7 @@ async function storedRequest(emails: string[], extra: Partial<Recipient> = {}): 
 /** A sink of its own with these options, a transport to it and activities over both; closed after `use`. */
 async function withRelay(options: Parameters<typeof startSmtpSink>[0], use: (relay: Awaited<ReturnType<typeof startSmtpSink>>, acts: typeof activities) => Promise<void>, auth = false) {
   const relay = await startSmtpSink(options);
-  const relayTransport = createThreadedRelay(auth ? relay.url.replace('smtp://', 'smtp://relay:secret@') : relay.url);
+  const relayTransport = createThreadedRelay([{ name: 'default', url: auth ? relay.url.replace('smtp://', 'smtp://relay:secret@') : relay.url }]);
   try {
     await use(relay, createSendActivities({ store, transport: relayTransport, mtaHost: 'mx.test', publicUrl: 'http://herald.test' }));
   } finally {

@@ -1,8 +1,8 @@
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
-export interface ReceivedMail { mailFrom: string; rcptTo: string[]; raw: Buffer; parsed: ParsedMail }
+export interface ReceivedMail { mailFrom: string; rcptTo: string[]; raw: Buffer; parsed: ParsedMail; /** performance.now() at its arrival. */ at: number }
 
 export interface SinkOptions {
   /** Answered 550 at RCPT TO (a permanent refusal). */
@@ -13,6 +13,10 @@ export interface SinkOptions {
   refuseAuth?: boolean;
   /** Each message is acknowledged this long after its data arrived (a slow relay). */
   delayMs?: number;
+  /** While true, MAIL FROM is answered 421 and the session closed (a relay shutting down, or throttling). */
+  answer421?: boolean;
+  /** While set, a session is dropped (its socket destroyed, no answer) at its message after this many received in all. */
+  dropAfter?: number;
 }
 
 /** A real SMTP server that records what it receives, for tests. */
@@ -30,6 +34,10 @@ export async function startSmtpSink(options: SinkOptions = {}) {
       if (options.refuseAuth) return callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
       callback(null, { user: 'relay-user' });
     },
+    onMailFrom(_address, _session, callback) {
+      if (options.answer421) return callback(Object.assign(new Error('4.3.2 Service shutting down, closing transmission channel'), { responseCode: 421 }));
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       if (options.rejectRecipients?.includes(address.address)) {
         return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
@@ -41,15 +49,22 @@ export async function startSmtpSink(options: SinkOptions = {}) {
       callback();
     },
     onData(stream, session, callback) {
+      if (options.dropAfter !== undefined && received.length >= options.dropAfter) {
+        stream.resume();
+        sockets.get(session.remotePort)?.destroy(); // the relay dies mid-session: no answer to the message
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
+        const at = performance.now();
         const raw = Buffer.concat(chunks);
         received.push({
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           rcptTo: session.envelope.rcptTo.map((r) => r.address),
           raw,
           parsed: await simpleParser(raw),
+          at,
         });
         waiters.splice(0).forEach((wake) => wake());
         if (options.delayMs) setTimeout(() => callback(), options.delayMs);
@@ -59,6 +74,13 @@ export async function startSmtpSink(options: SinkOptions = {}) {
   });
   // A client that dies mid-session (a killed worker) resets its connection: the sink carries on.
   server.on('error', () => undefined);
+  /** The sessions' sockets by the client's port (what the session says of its connection). */
+  const sockets = new Map<number, Socket>();
+  server.server.on('connection', (socket: Socket) => {
+    const port = socket.remotePort!;
+    sockets.set(port, socket);
+    socket.once('close', () => sockets.delete(port));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
@@ -80,5 +102,10 @@ export async function startSmtpSink(options: SinkOptions = {}) {
       return received.slice(0, count);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Stops at once, as a crashed relay does: its connections are cut, and nothing listens on its port. */
+    kill: () => new Promise<void>((resolve) => {
+      server.server.close(() => resolve());
+      for (const socket of sockets.values()) socket.destroy();
+    }),
   };
 }

@@ -25,7 +25,9 @@ const dkim = { domainName: 'example.com', keySelector: 'test', privateKey };
 async function delivered(send: (message: RelayMessage) => Promise<unknown>, withDkim: boolean): Promise<string[]> {
   const from = sink.received.length;
   for (const [i, text] of MESSAGES.entries()) {
-    await send({ envelope: { from: 'bounce@example.com', to: [`to${i}@example.net`] }, raw: Buffer.from(text, 'latin1'), ...(withDkim ? { dkim } : {}) });
+    const to = `to${i}@example.net`;
+    const route = { stream: 'campaign' as const, account: 'acme', sender: 'a@example.com', recipient: to };
+    await send({ envelope: { from: 'bounce@example.com', to: [to] }, raw: Buffer.from(text, 'latin1'), route, ...(withDkim ? { dkim } : {}) });
   }
   return sink.received.slice(from).map((m) => `${m.mailFrom} ${m.rcptTo.join(',')}\n${m.raw.toString('latin1')}`);
 }

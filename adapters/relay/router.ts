@@ -1,0 +1,139 @@
+// The relays a worker sends through, as one sender: each message goes to the first relay, in the
+// relays file's order, whose conditions match it (./routes.ts) and that is up (./health.ts); when
+// that relay itself fails (refused connection, TLS, AUTH, a timeout, a 421 for the session) it is
+// marked down, its waiting messages are let go, and each goes to the next relay that matches. A
+// relay's answer about one message (4xx or 5xx to its recipient or content, a refused sender) is
+// that message's answer: it goes to no other relay. With no relay left to try, the message fails
+// with the last relay's error, which the send engine treats as the relay's trouble (the attempt
+// is retried by Temporal; the relays come back meanwhile).
+import type { RelayDefinition, Stream } from './routes';
+import { DEFAULT_MAX_CONNECTIONS, matches } from './routes';
+import { DOWN_TIMES, RelayHealth, type DownTimes } from './health';
+import { RelayPool } from './pool';
+import { RateLimit } from './rate-limit';
+import { dkimSigned } from './dkim-sign';
+import { relayEnvelope } from './envelope';
+import { smtpData } from './smtp-data';
+import type { RelayMessage, RelaySender } from './transport';
+
+/** What the router tells its owner (metrics, logs, the console): no URL, no credential. */
+export interface RouterEvents {
+  /** A message's outcome at a relay: sent, deferred (4xx about it), failed (5xx about it), or the relay's own trouble. */
+  outcome?(relay: string, outcome: 'sent' | 'deferred' | 'failed' | 'trouble'): void;
+  /** A relay went down or came back. */
+  health?(relay: string, up: boolean, reason?: string): void;
+}
+
+/** A relay's share of its limits in this process (./shares: a limit holds across worker processes). */
+export interface RelayShare { ratePerSecond?: number; maxConnections: number }
+
+interface Member {
+  definition: RelayDefinition;
+  pool: RelayPool;
+  health: RelayHealth;
+  limit?: RateLimit;
+  /** Postmark returns X-PM-Metadata-* headers with its bounce reports: the mail_id goes with each message. */
+  postmark: boolean;
+}
+
+/** An SMTP error that says the relay itself is unusable now, not that it refused this message. */
+export function isRelayDown(error: unknown): boolean {
+  const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown };
+  if (responseCode === 421) return true;
+  return typeof code === 'string' && ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ETLS', 'EAUTH', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPROTOCOL'].includes(code);
+}
+
+const noRelay = (stream: Stream, recipient: string) => Object.assign(
+  new Error(`no relay of the relays file takes this message (stream ${stream}, recipient ${recipient}): add one without conditions as the last`),
+  { code: 'ENORELAY' },
+);
+
+export interface RelayRouter extends RelaySender {
+  /** Changes a relay's limits in this process (its share of those the file sets). */
+  share(relay: string, share: RelayShare): void;
+  /** Each relay's name and whether it is up, in file order. */
+  states(): Array<{ name: string; up: boolean }>;
+}
+
+export function createRelayRouter(relays: RelayDefinition[], events: RouterEvents = {}, downTimes: DownTimes = DOWN_TIMES): RelayRouter {
+  const members: Member[] = relays.map((definition) => {
+    const url = new URL(definition.url);
+    const user = decodeURIComponent(url.username);
+    const pool = new RelayPool({
+      host: url.hostname,
+      port: Number(url.port) || (url.protocol === 'smtps:' ? 465 : 25),
+      secure: url.protocol === 'smtps:',
+      connectionTimeout: 10000,
+      socketTimeout: 60000,
+    }, url.username ? { user, credentials: { user, pass: decodeURIComponent(url.password) } } : undefined, definition.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+    return {
+      definition,
+      pool,
+      health: new RelayHealth(downTimes),
+      limit: definition.ratePerSecond ? new RateLimit(definition.ratePerSecond) : undefined,
+      postmark: /(^|\.)postmarkapp\.com$/i.test(url.hostname),
+    };
+  });
+  const byName = new Map(members.map((member) => [member.definition.name, member]));
+  let closed = false;
+
+  async function sendThrough(member: Member, message: RelayMessage, signed: Buffer): Promise<string> {
+    await member.limit?.take();
+    const data = member.postmark && message.route.mailId
+      ? Buffer.concat([Buffer.from(`X-PM-Metadata-herald-mail-id: ${message.route.mailId}\r\n`), signed])
+      : signed;
+    return member.pool.send(relayEnvelope(message.envelope), smtpData(data), message.route.stream !== 'campaign');
+  }
+
+  return {
+    async sendMail(message) {
+      if (closed) throw Object.assign(new Error('Connection pool was closed'), { code: 'ECONNECTION' });
+      const { route } = message;
+      const candidates = members.filter((member) => matches(member.definition, route));
+      if (candidates.length === 0) throw noRelay(route.stream, route.recipient);
+      // DKIM signs once, whichever relay takes it.
+      const signed = message.dkim ? await dkimSigned(message.raw, message.dkim) : message.raw;
+      let trouble: unknown;
+      for (const member of candidates) {
+        if (!member.health.admit()) continue;
+        const name = member.definition.name;
+        try {
+          const response = await sendThrough(member, message, signed);
+          if (member.health.succeeded()) events.health?.(name, true);
+          events.outcome?.(name, 'sent');
+          return { response, relay: name };
+        } catch (error) {
+          if (closed) throw error;
+          if (!isRelayDown(error)) {
+            if (member.health.succeeded()) events.health?.(name, true); // it answered: it is up
+            const code = (error as { responseCode?: unknown }).responseCode;
+            events.outcome?.(name, typeof code === 'number' && code < 500 ? 'deferred' : 'failed');
+            throw Object.assign(error as Error, { relay: name });
+          }
+          events.outcome?.(name, 'trouble');
+          if (member.health.failed()) {
+            events.health?.(name, false, (error as Error).message);
+            // The messages queued for it would each wait for a connection to fail: they move on now.
+            member.pool.failWaiting(Object.assign(new Error(`relay ${name} is down`), { code: 'ECONNECTION' }));
+          }
+          trouble = error;
+        }
+      }
+      throw trouble ?? Object.assign(new Error(`every relay that takes this message is down (${candidates.map((m) => m.definition.name).join(', ')})`), { code: 'ECONNECTION' });
+    },
+    share(relay, share) {
+      const member = byName.get(relay);
+      if (!member) return;
+      member.pool.resize(share.maxConnections);
+      if (share.ratePerSecond !== undefined) member.limit?.setRate(share.ratePerSecond);
+    },
+    states: () => members.map((member) => ({ name: member.definition.name, up: member.health.up })),
+    close() {
+      closed = true;
+      for (const member of members) {
+        member.limit?.close();
+        member.pool.close();
+      }
+    },
+  };
+}
