@@ -1,8 +1,11 @@
 // Runs Herald (API + worker, optionally the SMTP listener) in the test process against the
 // suite's real Temporal and store, with its own database and a recording SMTP sink. Built by the
 // composition root, as npm start builds it.
+import fs from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { createAccount, type NewAccount } from '../../core/accounts/accounts';
@@ -61,15 +64,19 @@ export async function listenLocally(server: http.Server): Promise<string> {
 export async function startTestHerald(
   options: SinkOptions & {
     relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning>; drainTuning?: Partial<DrainTuning>;
+    /** A relays file (written to a temporary file, HERALD_RELAYS_FILE) instead of SMTP_RELAY_URL; the test's sink is one relay it may name. */
+    relaysFile?: (sinkUrl: string) => object;
   } = {},
 ): Promise<TestHerald> {
   installQuietRuntime();
   const database = `herald_test_${newId().slice(0, 10)}`;
   const sink = await startSmtpSink(options);
+  const relays = options.relaysFile ? { HERALD_RELAYS_FILE: writeTemporaryFile(`${database}-relays.json`, JSON.stringify(options.relaysFile(sink.url))) } : undefined;
   // Own database and task queue: test files run in parallel against one Temporal and store.
   const config = loadConfig({
     ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent',
-    HERALD_MTA_HOST: 'herald.test', SMTP_RELAY_URL: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url,
+    HERALD_MTA_HOST: 'herald.test',
+    ...(relays ?? { SMTP_RELAY_URL: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url }),
     HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
   });
   const herald = composeHerald(config, {
@@ -99,6 +106,13 @@ export async function startTestHerald(
       await sink.close();
     },
   };
+}
+
+/** A file in the system's temporary folder with this text; its path. */
+function writeTemporaryFile(name: string, text: string): string {
+  const file = path.join(os.tmpdir(), name);
+  fs.writeFileSync(file, text);
+  return file;
 }
 
 /** Drops a test's database once everything that wrote to it has stopped. */
