@@ -9,7 +9,8 @@ import type { Client } from '@temporalio/client';
 import type { SMTPServer } from 'smtp-server';
 import type { ApiDeps } from '../api/app';
 import { createLogger, type Logger } from '../adapters/logger';
-import { createThreadedRelay } from '../adapters/relay/thread';
+import { createThreadedRelay, type ThreadedRelay } from '../adapters/relay/thread';
+import { RelayStatus, shareRelays } from '../adapters/relay/relay-shares';
 import type { RelaySender } from '../adapters/relay/transport';
 import type { RouterEvents } from '../adapters/relay/router';
 import type { RelayDefinition } from '../adapters/relay/routes';
@@ -105,20 +106,25 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     onClose(() => made.connection.close());
     return made;
   });
-  let relayMade: RelaySender | undefined;
-  const relay = (): RelaySender => {
-    if (!relayMade) {
-      const { relays } = config.relays ?? singleRelay(required(config, 'smtpRelayUrl'));
-      const made = createThreadedRelay(relays, relayEvents(relays, logger));
-      relayMade = made;
-      onClose(async () => { await made.close(); });
-    }
-    return relayMade;
-  };
+  const relaySet = memo(() => (config.relays ?? singleRelay(required(config, 'smtpRelayUrl'))).relays);
+  const relayStatus = memo(() => new RelayStatus(relaySet()));
+  const relay = memo((): ThreadedRelay => {
+    const made = createThreadedRelay(relaySet(), relayEvents(relaySet(), relayStatus(), logger));
+    onClose(async () => { await made.close(); });
+    return made;
+  });
+  // The relays' limits split among the worker processes, before this one sends anything.
+  const relayShares = once(async () => {
+    const shares = shareRelays({ store: await store(), relays: relaySet(), status: relayStatus(), target: relay() });
+    onClose(() => shares.stop());
+    await shares.tick();
+    return shares;
+  });
   // The API, the SMTP listener and the worker are loaded when asked for: a process that runs one
   // of them (a worker alone, say) does not load, nor keep in memory, the others' modules.
   const worker = once(async () => {
     const { createHeraldWorker } = await import('./worker');
+    await relayShares();
     const made = await createHeraldWorker(config, {
       store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning, drainTuning: tuning.drainTuning,
     });
@@ -163,13 +169,17 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   };
 }
 
-/** The relays' outcomes and health into the metrics, and a relay going down or coming back into the log. */
-function relayEvents(relays: RelayDefinition[], logger: Logger): RouterEvents {
+/** The relays' outcomes and health into the metrics and the process's relay status, and a relay going down or coming back into the log. */
+function relayEvents(relays: RelayDefinition[], status: RelayStatus, logger: Logger): RouterEvents {
   for (const { name } of relays) metrics.relayUp.set({ relay: name }, 1);
   return {
-    outcome: (relay, outcome) => metrics.relayMessages.inc({ relay, outcome }),
+    outcome(relay, outcome) {
+      metrics.relayMessages.inc({ relay, outcome });
+      status.counted(relay, outcome);
+    },
     health(relay, up, reason) {
       metrics.relayUp.set({ relay }, up ? 1 : 0);
+      status.health(relay, up);
       if (up) logger.info({ relay }, 'relay is up again');
       else logger.warn({ relay, reason }, 'relay is down: its messages go to the next relay that takes them');
     },

@@ -553,6 +553,20 @@ export interface WebhookDiscardDoc {
 export interface WebhookRateDoc { _id: string; n: number; expiresAt: Date }
 
 /**
+ * A worker process's lease on a relay of the relays file (adapters/relay/relay-shares.ts), renewed
+ * every second: the live leases of a relay split its rate and connections among the processes,
+ * and say how each process sees the relay (up, its counts since the process started).
+ */
+export interface RelayLeaseDoc {
+  _id: string; // `<relay>:<process>`
+  relay: string;
+  process: string;
+  expiresAt: Date;
+  up: boolean;
+  counts: { sent: number; deferred: number; failed: number; trouble: number };
+}
+
+/**
  * The account's custom-triggers integration (core/triggers/integration.ts). Its address embeds two
  * random 8-hex-digit parts; only their SHA-256 is kept (`credentialHash`), so the address is shown
  * once, at activation or rotation. Deactivated: `active` false and no hash, every address refused.
@@ -678,6 +692,7 @@ export interface Store {
   webhookLog: Collection<WebhookLogDoc>;
   webhookDiscards: Collection<WebhookDiscardDoc>;
   webhookRate: Collection<WebhookRateDoc>;
+  relayLeases: Collection<RelayLeaseDoc>;
   campaigns: Collection<CampaignDoc>;
   campaignSnapshots: Collection<CampaignSnapshotPartDoc>;
   integrations: Collection<IntegrationDoc>;
@@ -727,6 +742,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhookLog: db.collection('webhookLog'),
     webhookDiscards: db.collection('webhookDiscards'),
     webhookRate: db.collection('webhookRate'),
+    relayLeases: db.collection('relayLeases'),
     campaigns: db.collection('campaigns'),
     campaignSnapshots: db.collection('campaignSnapshots'),
     integrations: db.collection('integrations'),
@@ -785,6 +801,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.webhookDiscards.createIndex({ discarded: 1 }),
     // Expiry on a real MongoDB; the embedded store ignores TTL indexes, so the sweeper deletes them too.
     store.webhookRate.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    store.relayLeases.createIndex({ relay: 1, expiresAt: 1 }),
     store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
     store.triggerUsage.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),

@@ -76,9 +76,11 @@ export async function startSmtpSink(options: SinkOptions = {}) {
   server.on('error', () => undefined);
   /** The sessions' sockets by the client's port (what the session says of its connection). */
   const sockets = new Map<number, Socket>();
+  let mostOpenAtOnce = 0;
   server.server.on('connection', (socket: Socket) => {
     const port = socket.remotePort!;
     sockets.set(port, socket);
+    mostOpenAtOnce = Math.max(mostOpenAtOnce, sockets.size);
     socket.once('close', () => sockets.delete(port));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -88,6 +90,8 @@ export async function startSmtpSink(options: SinkOptions = {}) {
     url: `smtp://127.0.0.1:${port}`,
     received,
     deferred,
+    /** The most connections that were open at once. */
+    get mostOpenAtOnce() { return mostOpenAtOnce; },
     /** Resolves once `count` messages arrived in all, or rejects after timeoutMs. */
     async waitFor(count: number, timeoutMs = 30000): Promise<ReceivedMail[]> {
       const deadline = Date.now() + timeoutMs;

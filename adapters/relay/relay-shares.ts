@@ -1,0 +1,105 @@
+// A relay's limits hold across every worker process: each process holds a lease per relay in the
+// store, renewed every second, and the live leases of a relay split its `ratePerSecond` evenly and
+// its `maxConnections` as evenly as whole connections allow (the processes in id order take the
+// spare ones; a process past the cap gets none and its messages for that relay wait). A process
+// that stops renewing (stopped, killed) leaves the split within the lease's 5 s. The leases also
+// carry how each process sees its relays (up, counts), which the API shows without asking workers.
+import { randomUUID } from 'node:crypto';
+import type { RelayLeaseDoc, Store } from '../store/store';
+import type { RelayShare } from './router';
+import { DEFAULT_MAX_CONNECTIONS, type RelayDefinition } from './routes';
+
+export type RelayCounts = RelayLeaseDoc['counts'];
+
+/** How this process sees its relays: fed by the router's events, read by the leases and the metrics. */
+export class RelayStatus {
+  private readonly states = new Map<string, { up: boolean; counts: RelayCounts }>();
+
+  constructor(relays: RelayDefinition[]) {
+    for (const { name } of relays) this.states.set(name, { up: true, counts: { sent: 0, deferred: 0, failed: 0, trouble: 0 } });
+  }
+
+  counted(relay: string, outcome: keyof RelayCounts): void {
+    const state = this.states.get(relay);
+    if (state) state.counts[outcome] += 1;
+  }
+
+  health(relay: string, up: boolean): void {
+    const state = this.states.get(relay);
+    if (state) state.up = up;
+  }
+
+  of(relay: string): { up: boolean; counts: RelayCounts } {
+    const state = this.states.get(relay)!;
+    return { up: state.up, counts: { ...state.counts } };
+  }
+}
+
+export interface LeaseTuning { everyMs: number; leaseMs: number }
+export const LEASE_TUNING: LeaseTuning = { everyMs: 1000, leaseMs: 5000 };
+
+/** A relay's share for the process at `rank` of `live` processes. */
+export function shareOf(relay: RelayDefinition, rank: number, live: number): RelayShare {
+  const max = relay.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  return {
+    ratePerSecond: relay.ratePerSecond === undefined ? undefined : relay.ratePerSecond / live,
+    maxConnections: Math.floor(max / live) + (rank < max % live ? 1 : 0),
+  };
+}
+
+export interface RelayShares {
+  readonly process: string;
+  /** Renews the leases and applies the shares once (the first call before the worker sends). */
+  tick(): Promise<void>;
+  /** Stops renewing and gives up this process's leases. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Keeps this process's leases and applies its shares to `target` (the router) each `everyMs`. A
+ * failed renewal (the store away) keeps the shares last applied and tries again next time.
+ */
+export function shareRelays(
+  deps: { store: Store; relays: RelayDefinition[]; status: RelayStatus; target: { share(relay: string, share: RelayShare): void } },
+  tuning: LeaseTuning = LEASE_TUNING,
+): RelayShares {
+  const { store, relays, status, target } = deps;
+  const process = randomUUID();
+  const applied = new Map<string, string>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  async function renew(): Promise<void> {
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + tuning.leaseMs);
+    await store.relayLeases.bulkWrite(relays.map(({ name }) => ({
+      replaceOne: { filter: { _id: `${name}:${process}` }, replacement: { relay: name, process, expiresAt, ...status.of(name) }, upsert: true },
+    })));
+    const live = await store.relayLeases.find({ relay: { $in: relays.map((r) => r.name) }, expiresAt: { $gt: now } }, { projection: { relay: 1, process: 1 } }).toArray();
+    for (const relay of relays) {
+      const processes = live.filter((lease) => lease.relay === relay.name).map((lease) => lease.process).sort();
+      const share = shareOf(relay, Math.max(0, processes.indexOf(process)), Math.max(1, processes.length));
+      const key = JSON.stringify(share);
+      if (applied.get(relay.name) !== key) {
+        target.share(relay.name, share);
+        applied.set(relay.name, key);
+      }
+    }
+    // Leases long expired (processes gone): the embedded store has no TTL index to remove them.
+    await store.relayLeases.deleteMany({ expiresAt: { $lt: new Date(now.getTime() - 60_000) } });
+  }
+
+  const tick = () => (running ??= renew().finally(() => { running = undefined; }));
+  timer = setInterval(() => { tick().catch(() => undefined); }, tuning.everyMs);
+  timer.unref();
+  return {
+    process,
+    tick,
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => undefined);
+      await store.relayLeases.deleteMany({ process }).catch(() => undefined);
+    },
+  };
+}

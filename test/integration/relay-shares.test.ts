@@ -1,0 +1,77 @@
+// A relay's limits across worker processes (adapters/relay/relay-shares.ts): two routers, as two
+// worker processes would hold them, each with its leases in the suite's store, send to one relay
+// whose file caps it at 2 connections and 40 messages a second: the relay never sees more, and
+// once one process is gone the other takes the whole of both.
+import { createRelayRouter, type RelayRouter } from '../../adapters/relay/router';
+import { shareOf, shareRelays, RelayStatus, type RelayShares } from '../../adapters/relay/relay-shares';
+import type { RelayDefinition } from '../../adapters/relay/routes';
+import { connectStore, type Store } from '../../adapters/store/store';
+import { newId } from '../../core/shared/ids';
+import type { RelayMessage } from '../../adapters/relay/transport';
+import { startSmtpSink } from '../support/smtp-sink';
+import { dropDatabase, suiteMongodbUri } from '../support/herald';
+
+const database = `herald_shares_${newId().slice(0, 8)}`;
+let store: Store;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+const routers: RelayRouter[] = [];
+const shares: RelayShares[] = [];
+
+beforeAll(async () => {
+  store = await connectStore(suiteMongodbUri(), database);
+  sink = await startSmtpSink({ delayMs: 10 });
+});
+afterAll(async () => {
+  for (const router of routers) router.close();
+  await sink.kill();
+  await store.close();
+  await dropDatabase(database);
+});
+
+/** A worker process's router and leases (its first tick done, as a worker's before it sends). */
+async function workerProcess(relays: RelayDefinition[]) {
+  const router = createRelayRouter(relays);
+  const leases = shareRelays({ store, relays, status: new RelayStatus(relays), target: router }, { everyMs: 100, leaseMs: 1000 });
+  routers.push(router);
+  shares.push(leases);
+  await leases.tick();
+  return { router, leases };
+}
+
+const message = (recipient: string): RelayMessage => ({
+  envelope: { from: 'bounce@bounces.example.com', to: [recipient] },
+  raw: Buffer.from(`From: shop@example.com\r\nTo: ${recipient}\r\nSubject: hi\r\n\r\nhello\r\n`),
+  route: { stream: 'campaign', account: 'acme', sender: 'shop@example.com', recipient },
+});
+
+it('splits a relay\'s rate evenly and its connections as evenly as whole ones allow', () => {
+  const relay = { name: 'bulk', url: 'smtp://x:25', ratePerSecond: 200, maxConnections: 5 };
+  expect([0, 1].map((rank) => shareOf(relay, rank, 2))).toEqual([{ ratePerSecond: 100, maxConnections: 3 }, { ratePerSecond: 100, maxConnections: 2 }]);
+  expect(shareOf({ name: 'main', url: 'smtp://x:25' }, 0, 1)).toEqual({ ratePerSecond: undefined, maxConnections: 5 });
+  expect(shareOf({ ...relay, maxConnections: 1 }, 1, 2)).toEqual({ ratePerSecond: 100, maxConnections: 0 }); // past the cap: its messages wait
+});
+
+it('holds a relay\'s connections and rate across two worker processes, and gives the whole back when one is gone', async () => {
+  const relays: RelayDefinition[] = [{ name: 'bulk', url: sink.url, ratePerSecond: 40, maxConnections: 2 }];
+  const [one, two] = [await workerProcess(relays), await workerProcess(relays)];
+  await one.leases.tick(); // the first sees the second's lease too
+  const sends = (router: RelayRouter, prefix: string) => Promise.all(Array.from({ length: 40 }, (_, i) => router.sendMail(message(`${prefix}${i}@example.net`))));
+  await Promise.all([sends(one.router, 'a'), sends(two.router, 'b')]);
+  expect(sink.received).toHaveLength(80);
+  expect(sink.mostOpenAtOnce).toBeLessThanOrEqual(2);
+  const times = sink.received.map((mail) => mail.at).sort((a, b) => a - b);
+  // Each process at 20 a second (+1 of burst, +3 of jitter between acceptance and arrival): at most 48 in any second together.
+  for (const start of times) expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(48);
+
+  const live = async () => (await store.relayLeases.find({ relay: 'bulk', expiresAt: { $gt: new Date() } }).toArray()).map((lease) => lease.process).sort();
+  expect(await live()).toEqual([one.leases.process, two.leases.process].sort());
+  await two.leases.stop();
+  two.router.close();
+  await one.leases.tick();
+  expect(await live()).toEqual([one.leases.process]);
+  const before = sink.received.length;
+  await Promise.all(Array.from({ length: 4 }, (_, i) => one.router.sendMail(message(`c${i}@example.net`))));
+  expect(sink.received.length - before).toBe(4);
+  const lease = await store.relayLeases.findOne({ process: one.leases.process });
+  expect(lease).toMatchObject({ relay: 'bulk', up: true });
+}, 60_000);
