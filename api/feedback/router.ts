@@ -87,7 +87,8 @@ export function feedbackRouter(deps: FeedbackDeps): Router {
 
   router.post('/postmark', async (ctx) => {
     checkPostmarkAuth(configured(settings.postmark, 'postmark'), ctx.get('authorization')); // before reading any body
-    const event = postmarkEvent(await readJson(ctx));
+    const text = await readText(ctx, FEEDBACK_BODY_LIMIT_BYTES);
+    const event = postmarkEvent(parseJson(text), text);
     await record(ctx, 'postmark', () => recordProviderEvents(store, 'postmark', [event]));
   });
 

@@ -37,14 +37,18 @@ export function checkPostmarkAuth(settings: { username: string; password: string
   }
 }
 
-/** The record's event; 400 when the body is not a Postmark bounce or spam-complaint record. */
-export function postmarkEvent(body: unknown): ProviderEvent {
+/**
+ * The record's event; 400 when the body is not a Postmark bounce or spam-complaint record. `raw`:
+ * the body's text, where an ID beyond JavaScript's exact integers (Postmark's are 64-bit; its own
+ * example is 4323372036854775807) is read digit for digit, so two records never share a name.
+ */
+export function postmarkEvent(body: unknown, raw?: string): ProviderEvent {
   const record = obj(body);
   const recordType = str(record?.RecordType);
   if (!record || (recordType !== 'Bounce' && recordType !== 'SpamComplaint')) {
     throw errors.badRequest('A Postmark webhook body is one record whose RecordType is Bounce or SpamComplaint (enable only those two webhooks)');
   }
-  const id = str(record.ID) ?? '';
+  const id = exactId(record.ID, raw) ?? '';
   const type = str(record.Type) ?? '';
   const mailId = str(obj(record.Metadata)?.[POSTMARK_MAIL_ID_METADATA]);
   const base = { id: `${recordType}:${id}`, mailId, recipients: [str(record.Email)].filter((e): e is string => e !== undefined) };
@@ -53,4 +57,10 @@ export function postmarkEvent(body: unknown): ProviderEvent {
   const bounceType = HARD.has(type) ? 'hard' : SOFT.has(type) ? 'soft' : undefined;
   if (!bounceType) return { ...base, outcome: { kind: 'none', why: `Postmark bounce type "${type || 'none'}" is no bounce of the address` } };
   return { ...base, outcome: { kind: 'bounce', bounceType, message: providerMessage(str(record.Description), str(record.Details)) } };
+}
+
+function exactId(value: unknown, raw: string | undefined): string | undefined {
+  if (typeof value !== 'number' || Number.isSafeInteger(value) || raw === undefined) return str(value);
+  for (const match of raw.matchAll(/"ID"\s*:\s*(\d{1,30})\b/g)) if (Number(match[1]) === value) return match[1];
+  return str(value);
 }
