@@ -20,8 +20,14 @@ export interface FeedbackSummary {
   ignored: number;
 }
 
+/** Events of one request recorded at once, at most (a SendGrid batch may hold thousands). */
+const CONCURRENCY = 16;
+
 export async function recordProviderEvents(store: Store, provider: FeedbackProvider, events: ProviderEvent[]): Promise<FeedbackSummary> {
-  const results = await Promise.all(events.map((event) => recordProviderEvent(store, provider, event)));
+  const results: ReportResult[] = [];
+  for (let start = 0; start < events.length; start += CONCURRENCY) {
+    results.push(...await Promise.all(events.slice(start, start + CONCURRENCY).map((event) => recordProviderEvent(store, provider, event))));
+  }
   const recorded = results.filter((r) => r.recorded !== 'nothing').length;
   return { events: events.length, recorded, ignored: events.length - recorded };
 }
