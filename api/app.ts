@@ -1,12 +1,15 @@
 import http from 'node:http';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
+import type { HttpsGet } from '../adapters/http/https-get';
 import type { Logger } from '../adapters/logger';
+import type { FeedbackSettings } from '../core/bounces/feedback-settings';
 import type { OptinSettings } from '../core/optin/mail';
 import type { Store } from '../adapters/store/store';
 import { accountRouters } from './account/router';
 import type { ConsoleAssets } from './console/assets';
 import { consoleRouter, type ConsoleSettings } from './console/router';
+import { feedbackRouter } from './feedback/router';
 import { healthRouter } from './health';
 import { metricsRouter } from './metrics';
 import { errorBoundary } from './middleware/error-boundary';
@@ -32,6 +35,8 @@ export interface ApiDeps {
   tracking: TrackingSettings;
   /** The console's built files and what its page is told (api/console). */
   console: { assets: ConsoleAssets; settings: ConsoleSettings };
+  /** Providers' bounce and complaint webhooks: their secrets (the relays file's `feedback`) and the HTTPS GET of SNS certificates. */
+  feedback: { settings: FeedbackSettings; httpsGet: HttpsGet };
 }
 
 /** The API's HTTP server: the Koa app, with tracking's open and click hits answered ahead of it (api/tracking/fast-path.ts). */
@@ -59,6 +64,8 @@ export function createApp(deps: ApiDeps): Koa {
   const metricsRoutes = metricsRouter({ token: deps.metricsToken });
   app.use(metricsRoutes.routes()).use(metricsRoutes.allowedMethods());
   app.use(transactional.routes()).use(transactional.allowedMethods());
+  const feedback = feedbackRouter(deps); // public: each provider's signature or credentials are checked by its route
+  app.use(feedback.routes()).use(feedback.allowedMethods());
   const triggers = triggerRouter(deps); // public: the custom trigger address is the credential
   app.use(triggers.routes()).use(triggers.allowedMethods());
   // Before the account routers: their /v2/:account would take "openapi.json" for an account.

@@ -8,6 +8,7 @@ import type Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { SMTPServer } from 'smtp-server';
 import type { ApiDeps } from '../api/app';
+import { createHttpsGet, type HttpsGet } from '../adapters/http/https-get';
 import { createLogger, type Logger } from '../adapters/logger';
 import { createThreadedRelay, type ThreadedRelay } from '../adapters/relay/thread';
 import { RelayStatus, shareRelays } from '../adapters/relay/relay-shares';
@@ -42,6 +43,8 @@ export interface HeraldTuning {
   smtp?: Partial<SmtpOptions>;
   /** Connect to Temporal on first use rather than at build (tests of an API whose Temporal is down). */
   lazyTemporal?: boolean;
+  /** The API's outgoing HTTPS GET (SNS certificates and subscription confirmations); tests answer it themselves. */
+  httpsGet?: HttpsGet;
 }
 
 export interface Herald {
@@ -131,12 +134,14 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     onClose(() => made.close());
     return made;
   });
+  const httpsGet = memo(() => tuning.httpsGet ?? createHttpsGet());
   const consoleAssets = memo(() => loadConsoleAssets(path.join(projectRoot, 'dist', 'console')));
   const apiDeps = async (): Promise<ApiDeps> => ({
     store: await store(), temporal: await temporal(), taskQueue: config.taskQueue,
     namespace: config.temporalNamespace, logger, optin: optinSettings(config), metricsToken: config.metricsToken,
     webhookAllowPrivate: config.webhookAllowPrivate, tracking: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
     console: { assets: consoleAssets(), settings: { temporalUi: config.temporalUiUrl ?? null, namespace: config.temporalNamespace } },
+    feedback: { settings: config.relays?.feedback ?? {}, httpsGet: httpsGet() },
   });
   const apiServer = once(async () => {
     const { createApiServer } = await import('../api/app');

@@ -48,6 +48,11 @@ export const metrics = {
   webhookEventsDiscarded: new Counter({
     name: 'herald_webhook_events_discarded_total', help: 'Events discarded after their one retry failed too', registers: [registry],
   }),
+  feedbackReports: new Counter({
+    name: 'herald_feedback_reports_total',
+    help: 'Bounce and complaint events taken from providers\' webhooks and the bounces API, by source (ses, sendgrid, mailgun, postmark, api) and outcome: hard, soft, complaint, ignored (not a bounce, another recipient), unknown (no message Herald sent)',
+    labelNames: ['provider', 'outcome'] as const, registers: [registry],
+  }),
   gatheringBacklog: new Gauge({
     name: 'herald_gathering_backlog', help: 'Send requests waiting in the send queues of the accounts this worker drained, as each drain last counted them',
     registers: [registry],

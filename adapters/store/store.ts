@@ -567,6 +567,13 @@ export interface RelayLeaseDoc {
 }
 
 /**
+ * A one-time value of a signed request, claimed when the request is taken so the same request
+ * posted again is refused (core/bounces/nonces.ts). `_id` is `<source>:<value>`; it expires once a
+ * request that old is refused for its age anyway.
+ */
+export interface FeedbackNonceDoc { _id: string; expiresAt: Date }
+
+/**
  * The account's custom-triggers integration (core/triggers/integration.ts). Its address embeds two
  * random 8-hex-digit parts; only their SHA-256 is kept (`credentialHash`), so the address is shown
  * once, at activation or rotation. Deactivated: `active` false and no hash, every address refused.
@@ -693,6 +700,7 @@ export interface Store {
   webhookDiscards: Collection<WebhookDiscardDoc>;
   webhookRate: Collection<WebhookRateDoc>;
   relayLeases: Collection<RelayLeaseDoc>;
+  feedbackNonces: Collection<FeedbackNonceDoc>;
   campaigns: Collection<CampaignDoc>;
   campaignSnapshots: Collection<CampaignSnapshotPartDoc>;
   integrations: Collection<IntegrationDoc>;
@@ -743,6 +751,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhookDiscards: db.collection('webhookDiscards'),
     webhookRate: db.collection('webhookRate'),
     relayLeases: db.collection('relayLeases'),
+    feedbackNonces: db.collection('feedbackNonces'),
     campaigns: db.collection('campaigns'),
     campaignSnapshots: db.collection('campaignSnapshots'),
     integrations: db.collection('integrations'),
@@ -805,6 +814,9 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.campaigns.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
     store.triggerUsage.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    store.feedbackNonces.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
+    // The bounces API's report without a mail_id goes to the address's latest message.
+    store.messages.createIndex({ account: 1, email: 1, sentAt: -1 }),
     store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.automations.createIndex({ account: 1, 'trigger.key': 1 }),
     store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),

@@ -6,6 +6,7 @@ import { accountInfoRoutes } from './account-info';
 import { activityRoutes } from './activity';
 import { authenticate, requireOwnAccount } from './auth';
 import { automationRoutes } from './automations';
+import { bounceRoutes } from './bounces';
 import { batchRoutes } from './batches';
 import { campaignContentBodyRouter, campaignContentRoutes } from './campaign-contents';
 import { campaignPreviewRoutes } from './campaign-preview';
@@ -66,6 +67,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   activityRoutes(scoped, deps.store);
   statsRoutes(scoped, deps.store);
   suppressionRoutes(scoped, deps.store);
+  bounceRoutes(scoped, deps.store);
   batchRoutes(scoped, deps);
   webhookRoutes(scoped, deps);
   campaignRoutes(scoped, deps.store);

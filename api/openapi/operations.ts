@@ -4,6 +4,7 @@ import { accountInfoOperations } from '../account/account-info';
 import { activityOperations } from '../account/activity';
 import { automationOperations } from '../account/automations';
 import { batchOperations } from '../account/batches';
+import { bounceOperations } from '../account/bounces';
 import { campaignContentOperations } from '../account/campaign-contents';
 import { campaignPreviewOperations } from '../account/campaign-preview';
 import { campaignLaunchOperations } from '../account/campaign-launch';
@@ -25,6 +26,7 @@ import { templateOperations } from '../account/templates';
 import { userOperations } from '../account/users';
 import { webhookOperations } from '../account/webhooks';
 import { consoleOperations } from '../console/router';
+import { feedbackOperations } from '../feedback/operations';
 import { healthOperations } from '../health';
 import { metricsOperations } from '../metrics';
 import { optinOperations } from '../optin/router';
@@ -40,6 +42,7 @@ export const operations: OperationSpec[] = [
   ...openapiOperations,
   ...consoleOperations,
   ...sendOperations,
+  ...feedbackOperations,
   ...loginOperations,
   ...accountInfoOperations,
   ...userOperations,
@@ -56,6 +59,7 @@ export const operations: OperationSpec[] = [
   ...activityOperations,
   ...statsOperations,
   ...suppressionOperations,
+  ...bounceOperations,
   ...batchOperations,
   ...webhookOperations,
   ...campaignOperations,

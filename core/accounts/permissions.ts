@@ -17,6 +17,7 @@ const NAMESPACES: Record<string, string[]> = {
   automations: CRUD,
   webhooks: CRUD,
   activity: ['list'],
+  bounces: ['create'],
   account: ['list', 'update'],
 };
 

@@ -103,8 +103,19 @@ async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<Repo
     recordEvents(store, [event]).then((inserted) => {
       if (inserted > 0 && outcome.kind === 'bounce') metrics.messages.inc({ outcome: 'bounced' });
     }),
-    lasting ? suppress(store, account, email, outcome.kind === 'bounce' ? 'bounced' : 'complained', 'report') : undefined,
-    lasting ? markContact(store, account, email, outcome.kind === 'bounce' ? 'BOUNCED' : 'COMPLAINED', at) : undefined,
+    lasting ? recordAddressFeedback(store, account, email, outcome.kind === 'bounce' ? 'hard' : 'complaint', at) : undefined,
+  ]);
+}
+
+/**
+ * What a hard bounce or a complaint does to the address, with or without a message to record it
+ * against (the bounces API takes reports about addresses Herald never mailed): the suppression
+ * (reason bounced or complained, source report) and the contact's state. Idempotent.
+ */
+export async function recordAddressFeedback(store: Store, account: string, email: string, kind: 'hard' | 'complaint', at = new Date()): Promise<void> {
+  await Promise.all([
+    suppress(store, account, email, kind === 'hard' ? 'bounced' : 'complained', 'report'),
+    markContact(store, account, email, kind === 'hard' ? 'BOUNCED' : 'COMPLAINED', at),
   ]);
 }
 

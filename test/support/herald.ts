@@ -11,7 +11,9 @@ import { MongoClient } from 'mongodb';
 import { createAccount, type NewAccount } from '../../core/accounts/accounts';
 import { loadConfig } from '../../composition/config';
 import { composeHerald, type Herald, type HeraldTuning } from '../../composition/herald';
+import type { HttpsGet } from '../../adapters/http/https-get';
 import { createLogger } from '../../adapters/logger';
+import type { FeedbackSettings } from '../../core/bounces/feedback-settings';
 import { newId } from '../../core/shared/ids';
 import type { Store } from '../../adapters/store/store';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
@@ -60,12 +62,15 @@ export async function listenLocally(server: http.Server): Promise<string> {
  * `webhookTuning`: batching and polling of webhook delivery. Webhook URLs on 127.0.0.1 are allowed
  * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise. `campaignTuning`: page
  * size and deferral retries of campaign launches. `drainTuning`: paging and idling of the send queues' drains.
+ * `feedback`: the providers' webhook secrets, as the relays file's `feedback` gives them (the sink
+ * stays the one relay); `httpsGet`: the API's outgoing HTTPS GET (SNS certificates), answered by the test.
  */
 export async function startTestHerald(
   options: SinkOptions & {
     relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning>; drainTuning?: Partial<DrainTuning>;
     /** A relays file (written to a temporary file, HERALD_RELAYS_FILE) instead of SMTP_RELAY_URL; the test's sink is one relay it may name. */
     relaysFile?: (sinkUrl: string) => object;
+    feedback?: FeedbackSettings; httpsGet?: HttpsGet;
   } = {},
 ): Promise<TestHerald> {
   installQuietRuntime();
@@ -73,14 +78,16 @@ export async function startTestHerald(
   const sink = await startSmtpSink(options);
   const relays = options.relaysFile ? { HERALD_RELAYS_FILE: writeTemporaryFile(`${database}-relays.json`, JSON.stringify(options.relaysFile(sink.url))) } : undefined;
   // Own database and task queue: test files run in parallel against one Temporal and store.
-  const config = loadConfig({
+  const loaded = loadConfig({
     ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent',
     HERALD_MTA_HOST: 'herald.test',
     ...(relays ?? { SMTP_RELAY_URL: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url }),
     HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
   });
+  // As a relays file would give them; the relay itself is still SMTP_RELAY_URL's sink.
+  const config = options.feedback ? { ...loaded, relays: { relays: [{ name: 'sink', url: loaded.smtpRelayUrl! }], feedback: options.feedback } } : loaded;
   const herald = composeHerald(config, {
-    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning,
+    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning, httpsGet: options.httpsGet,
     // A drain stops 1 s after its queue emptied (5 s in production): a test waiting for it to go idle waits less.
     drainTuning: { idleMs: 1000, ...options.drainTuning },
   });
