@@ -1,9 +1,12 @@
 // A relay's limits hold across every worker process: each process holds a lease per relay in the
-// store, renewed every second, and the live leases of a relay split its `ratePerSecond` evenly and
-// its `maxConnections` as evenly as whole connections allow (the processes in id order take the
-// spare ones; a process past the cap gets none and its messages for that relay wait). A process
-// that stops renewing (stopped, killed) leaves the split within the lease's 5 s. The leases also
-// carry how each process sees its relays (up, counts), which the API shows without asking workers.
+// store, renewed every second, saying whether it sent through the relay since its last renewal
+// (active). The live leases of a relay split its `ratePerSecond` among the active processes, an
+// idle one keeping a trickle (IDLE_SHARE of the rate) until its next renewal shows it active, so a
+// campaign sent by one worker of several gets the whole rate; and its `maxConnections` as evenly
+// as whole connections allow (the processes in id order take the spare ones; a process past the
+// cap gets none and its messages for that relay wait). A process that stops renewing (stopped,
+// killed) leaves the split within the lease's 5 s. The leases also carry how each process sees its
+// relays (up, counts), which the API shows without asking workers.
 import { randomUUID } from 'node:crypto';
 import type { RelayLeaseDoc, Store } from '../store/store';
 import type { RelayShare } from './router';
@@ -38,19 +41,31 @@ export class RelayStatus {
 export interface LeaseTuning { everyMs: number; leaseMs: number }
 export const LEASE_TUNING: LeaseTuning = { everyMs: 1000, leaseMs: 5000 };
 
-/** A relay's share for the process at `rank` of `live` processes. */
-export function shareOf(relay: RelayDefinition, rank: number, live: number): RelayShare {
+/** The part of a relay's rate an idle process keeps, to send its first messages before its lease says it is active. */
+export const IDLE_SHARE = 0.02;
+
+/**
+ * A relay's share for the process at `rank` of `live` processes, `active` of which sent through
+ * it lately (this one too when `isActive`). With none active, the rate is split evenly.
+ */
+export function shareOf(relay: RelayDefinition, rank: number, live: number, active = live, isActive = true): RelayShare {
   const max = relay.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  return {
-    ratePerSecond: relay.ratePerSecond === undefined ? undefined : relay.ratePerSecond / live,
-    maxConnections: Math.floor(max / live) + (rank < max % live ? 1 : 0),
-  };
+  const { ratePerSecond: rate } = relay;
+  const idle = live - active;
+  let ratePerSecond: number | undefined;
+  if (rate !== undefined) {
+    if (active === 0) ratePerSecond = rate / live;
+    else ratePerSecond = isActive ? (rate * (1 - IDLE_SHARE * idle)) / active : rate * IDLE_SHARE;
+  }
+  return { ratePerSecond, maxConnections: Math.floor(max / live) + (rank < max % live ? 1 : 0) };
 }
 
 export interface RelayShares {
   readonly process: string;
   /** Renews the leases and applies the shares once (the first call before the worker sends). */
   tick(): Promise<void>;
+  /** The share last applied to a relay. */
+  shareOf(relay: string): RelayShare | undefined;
   /** Stops renewing and gives up this process's leases. */
   stop(): Promise<void>;
 }
@@ -65,24 +80,38 @@ export function shareRelays(
 ): RelayShares {
   const { store, relays, status, target } = deps;
   const process = randomUUID();
-  const applied = new Map<string, string>();
+  const applied = new Map<string, RelayShare>();
+  /** Messages each relay had from this process at the last renewal: more now means active. */
+  const seen = new Map<string, number>();
+  const attemptsOf = (counts: RelayCounts) => counts.sent + counts.deferred + counts.failed + counts.trouble;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
   async function renew(): Promise<void> {
     const now = new Date();
     const expiresAt = new Date(now.getTime() + tuning.leaseMs);
+    const mine = new Map(relays.map(({ name }) => {
+      const state = status.of(name);
+      const attempts = attemptsOf(state.counts);
+      const active = attempts > (seen.get(name) ?? 0);
+      seen.set(name, attempts);
+      return [name, { ...state, active }];
+    }));
     await store.relayLeases.bulkWrite(relays.map(({ name }) => ({
-      replaceOne: { filter: { _id: `${name}:${process}` }, replacement: { relay: name, process, expiresAt, ...status.of(name) }, upsert: true },
+      replaceOne: { filter: { _id: `${name}:${process}` }, replacement: { relay: name, process, expiresAt, ...mine.get(name)! }, upsert: true },
     })));
-    const live = await store.relayLeases.find({ relay: { $in: relays.map((r) => r.name) }, expiresAt: { $gt: now } }, { projection: { relay: 1, process: 1 } }).toArray();
+    const live = await store.relayLeases.find(
+      { relay: { $in: relays.map((r) => r.name) }, expiresAt: { $gt: now } }, { projection: { relay: 1, process: 1, active: 1 } },
+    ).toArray();
     for (const relay of relays) {
-      const processes = live.filter((lease) => lease.relay === relay.name).map((lease) => lease.process).sort();
-      const share = shareOf(relay, Math.max(0, processes.indexOf(process)), Math.max(1, processes.length));
-      const key = JSON.stringify(share);
-      if (applied.get(relay.name) !== key) {
+      const leases = live.filter((lease) => lease.relay === relay.name);
+      const processes = leases.map((lease) => lease.process).sort();
+      const active = leases.filter((lease) => lease.active).length;
+      const share = shareOf(relay, Math.max(0, processes.indexOf(process)), Math.max(1, processes.length), active, mine.get(relay.name)!.active);
+      const before = applied.get(relay.name);
+      if (!before || before.ratePerSecond !== share.ratePerSecond || before.maxConnections !== share.maxConnections) {
         target.share(relay.name, share);
-        applied.set(relay.name, key);
+        applied.set(relay.name, share);
       }
     }
     // Leases long expired (processes gone): the embedded store has no TTL index to remove them.
@@ -95,6 +124,7 @@ export function shareRelays(
   return {
     process,
     tick,
+    shareOf: (relay) => applied.get(relay),
     async stop() {
       clearInterval(timer);
       timer = undefined;

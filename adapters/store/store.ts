@@ -562,6 +562,8 @@ export interface RelayLeaseDoc {
   relay: string;
   process: string;
   expiresAt: Date;
+  /** It sent through the relay since its previous renewal. */
+  active: boolean;
   up: boolean;
   counts: { sent: number; deferred: number; failed: number; trouble: number };
 }

@@ -3,7 +3,7 @@
 // whose file caps it at 2 connections and 40 messages a second: the relay never sees more, and
 // once one process is gone the other takes the whole of both.
 import { createRelayRouter, type RelayRouter } from '../../adapters/relay/router';
-import { shareOf, shareRelays, RelayStatus, type RelayShares } from '../../adapters/relay/relay-shares';
+import { IDLE_SHARE, shareOf, shareRelays, RelayStatus, type RelayShares } from '../../adapters/relay/relay-shares';
 import type { RelayDefinition } from '../../adapters/relay/routes';
 import { connectStore, type Store } from '../../adapters/store/store';
 import { newId } from '../../core/shared/ids';
@@ -30,8 +30,9 @@ afterAll(async () => {
 
 /** A worker process's router and leases (its first tick done, as a worker's before it sends). */
 async function workerProcess(relays: RelayDefinition[]) {
-  const router = createRelayRouter(relays);
-  const leases = shareRelays({ store, relays, status: new RelayStatus(relays), target: router }, { everyMs: 100, leaseMs: 1000 });
+  const status = new RelayStatus(relays);
+  const router = createRelayRouter(relays, { outcome: (relay, outcome) => status.counted(relay, outcome) });
+  const leases = shareRelays({ store, relays, status, target: router }, { everyMs: 60_000, leaseMs: 60_000 }); // renewed by the test
   routers.push(router);
   shares.push(leases);
   await leases.tick();
@@ -49,19 +50,35 @@ it('splits a relay\'s rate evenly and its connections as evenly as whole ones al
   expect([0, 1].map((rank) => shareOf(relay, rank, 2))).toEqual([{ ratePerSecond: 100, maxConnections: 3 }, { ratePerSecond: 100, maxConnections: 2 }]);
   expect(shareOf({ name: 'main', url: 'smtp://x:25' }, 0, 1)).toEqual({ ratePerSecond: undefined, maxConnections: 5 });
   expect(shareOf({ ...relay, maxConnections: 1 }, 1, 2)).toEqual({ ratePerSecond: 100, maxConnections: 0 }); // past the cap: its messages wait
+  // One of three sending: it gets the rate but the idle ones' trickles.
+  expect(shareOf(relay, 0, 3, 1, true).ratePerSecond).toBeCloseTo(200 * (1 - 2 * IDLE_SHARE));
+  expect(shareOf(relay, 1, 3, 1, false).ratePerSecond).toBeCloseTo(200 * IDLE_SHARE);
 });
 
 it('holds a relay\'s connections and rate across two worker processes, and gives the whole back when one is gone', async () => {
   const relays: RelayDefinition[] = [{ name: 'bulk', url: sink.url, ratePerSecond: 40, maxConnections: 2 }];
   const [one, two] = [await workerProcess(relays), await workerProcess(relays)];
   await one.leases.tick(); // the first sees the second's lease too
+  expect([one.leases.shareOf('bulk'), two.leases.shareOf('bulk')]).toEqual([{ ratePerSecond: 20, maxConnections: 1 }, { ratePerSecond: 20, maxConnections: 1 }]);
   const sends = (router: RelayRouter, prefix: string) => Promise.all(Array.from({ length: 40 }, (_, i) => router.sendMail(message(`${prefix}${i}@example.net`))));
-  await Promise.all([sends(one.router, 'a'), sends(two.router, 'b')]);
+  // Renewed while they send (as every second in a worker): both active, an even split still.
+  const renewing = setInterval(() => { void one.leases.tick(); void two.leases.tick(); }, 200);
+  await Promise.all([sends(one.router, 'a'), sends(two.router, 'b')]).finally(() => clearInterval(renewing));
   expect(sink.received).toHaveLength(80);
   expect(sink.mostOpenAtOnce).toBeLessThanOrEqual(2);
   const times = sink.received.map((mail) => mail.at).sort((a, b) => a - b);
   // Each process at 20 a second (+1 of burst, +3 of jitter between acceptance and arrival): at most 48 in any second together.
   for (const start of times) expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(48);
+
+  // Only the first sends now: the second's renewals show it idle, and the first, renewing after
+  // a send, gets the rate but the second's trickle; the second keeps the trickle.
+  await two.leases.tick();
+  await two.leases.tick(); // nothing sent since the one before: idle
+  await one.router.sendMail(message('solo@example.net'));
+  await one.leases.tick();
+  await two.leases.tick();
+  expect(one.leases.shareOf('bulk')!.ratePerSecond).toBeCloseTo(40 * (1 - IDLE_SHARE));
+  expect(two.leases.shareOf('bulk')!.ratePerSecond).toBeCloseTo(40 * IDLE_SHARE);
 
   const live = async () => (await store.relayLeases.find({ relay: 'bulk', expiresAt: { $gt: new Date() } }).toArray()).map((lease) => lease.process).sort();
   expect(await live()).toEqual([one.leases.process, two.leases.process].sort());
@@ -69,6 +86,7 @@ it('holds a relay\'s connections and rate across two worker processes, and gives
   two.router.close();
   await one.leases.tick();
   expect(await live()).toEqual([one.leases.process]);
+  expect(one.leases.shareOf('bulk')).toEqual({ ratePerSecond: 40, maxConnections: 2 });
   const before = sink.received.length;
   await Promise.all(Array.from({ length: 4 }, (_, i) => one.router.sendMail(message(`c${i}@example.net`))));
   expect(sink.received.length - before).toBe(4);
