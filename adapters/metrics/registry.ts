@@ -48,6 +48,15 @@ export const metrics = {
   webhookEventsDiscarded: new Counter({
     name: 'herald_webhook_events_discarded_total', help: 'Events discarded after their one retry failed too', registers: [registry],
   }),
+  bounceMailboxReports: new Counter({
+    name: 'herald_bounce_mailbox_reports_total',
+    help: 'Messages read from the bounce mailbox, by outcome: bounce, complaint (recorded), nothing (a report of no Herald message, disposed of), unreadable (no report: left, marked)',
+    labelNames: ['outcome'] as const, registers: [registry],
+  }),
+  bounceMailboxLastRead: new Gauge({
+    name: 'herald_bounce_mailbox_last_read_timestamp_seconds', help: 'When this worker last read the bounce mailbox through without an error (Unix time)',
+    registers: [registry],
+  }),
   gatheringBacklog: new Gauge({
     name: 'herald_gathering_backlog', help: 'Send requests waiting in the send queues of the accounts this worker drained, as each drain last counted them',
     registers: [registry],

@@ -17,7 +17,8 @@ import type { Store } from '../../adapters/store/store';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
 import type { CampaignTuning } from '../../adapters/temporal/contracts';
 import type { DrainTuning } from '../../core/transactional/drain';
-import { removeSweeper, sweepersOf } from '../../adapters/temporal/schedules';
+import { bounceMailboxSweeper, removeSweeper, sweepersOf } from '../../adapters/temporal/schedules';
+import type { Logger } from '../../adapters/logger';
 import { installTestTemporalRuntime } from './temporal-logs';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
@@ -60,12 +61,16 @@ export async function listenLocally(server: http.Server): Promise<string> {
  * `webhookTuning`: batching and polling of webhook delivery. Webhook URLs on 127.0.0.1 are allowed
  * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise. `campaignTuning`: page
  * size and deferral retries of campaign launches. `drainTuning`: paging and idling of the send queues' drains.
+ * `bounceMailboxCa`: the CA of the bounce mailbox's IMAP server (a relays file names the mailbox).
+ * `logger`: Herald's logger (silent by default).
  */
 export async function startTestHerald(
   options: SinkOptions & {
     relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning>; drainTuning?: Partial<DrainTuning>;
     /** A relays file (written to a temporary file, HERALD_RELAYS_FILE) instead of SMTP_RELAY_URL; the test's sink is one relay it may name. */
     relaysFile?: (sinkUrl: string) => object;
+    /** The CA of the bounce mailbox's IMAP server (the relays file's feedback.mailbox names it). Herald's logger: silent by default. */
+    bounceMailboxCa?: Buffer; logger?: Logger;
   } = {},
 ): Promise<TestHerald> {
   installQuietRuntime();
@@ -80,7 +85,7 @@ export async function startTestHerald(
     HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
   });
   const herald = composeHerald(config, {
-    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning,
+    logger: options.logger ?? createLogger('silent'), bounceMailboxTls: options.bounceMailboxCa && { ca: options.bounceMailboxCa }, webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning,
     // A drain stops 1 s after its queue emptied (5 s in production): a test waiting for it to go idle waits less.
     drainTuning: { idleMs: 1000, ...options.drainTuning },
   });
@@ -100,7 +105,7 @@ export async function startTestHerald(
     newAccount: (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
     async stop() {
       // This test's queue has no worker after this.
-      for (const { scheduleId } of sweepersOf(config.taskQueue)) await removeSweeper(temporal, scheduleId).catch(() => undefined);
+      for (const { scheduleId } of [...sweepersOf(config.taskQueue), bounceMailboxSweeper(config.taskQueue)]) await removeSweeper(temporal, scheduleId).catch(() => undefined);
       await herald.close();
       await dropDatabase(database);
       await sink.close();
