@@ -48,6 +48,8 @@ ssl = required
 ssl_cert = <${dir}/cert.pem
 ssl_key = <${dir}/key.pem
 auth_mechanisms = plain login
+# A refused login answers at once (2 s by default): the wrong-password test need not wait.
+auth_failure_delay = 0
 mail_location = maildir:~/Maildir
 passdb {
   driver = passwd-file
@@ -154,7 +156,9 @@ export async function startDovecot(): Promise<TestMailbox> {
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((resolve) => { timer = setTimeout(resolve, 5000); })]);
+        clearTimeout(timer);
         if (child.exitCode === null) child.kill('SIGKILL');
       }
       fs.rmSync(dir, { recursive: true, force: true });
