@@ -32,8 +32,9 @@ beforeAll(async () => {
   mailbox = await startDovecot();
   const sink = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(JSON.parse(chunk.toString())); done(); } });
   herald = await startTestHerald({
-    // Once an hour: the tests run each read themselves.
-    bounceMailbox: { settings: { url: mailbox.url, everySeconds: 3600 }, ca: mailbox.ca },
+    // The relays file names the mailbox, read once an hour: the tests run each read themselves.
+    relaysFile: (sinkUrl) => ({ relays: [{ name: 'sink', url: sinkUrl }], feedback: { mailbox: { url: mailbox.url, everySeconds: 3600 } } }),
+    bounceMailboxCa: mailbox.ca,
     logger: pino({ level: 'info' }, sink),
   });
   acme = await herald.newAccount();
