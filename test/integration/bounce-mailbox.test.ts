@@ -6,7 +6,10 @@
 // password. Reads are run directly (the workflow the schedule starts, or the reader itself): no
 // test waits for the schedule's time.
 import { Writable } from 'node:stream';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
+import { createBounceMailboxActivities } from '../../activities/bounce-mailbox';
 import { imapMailboxClient } from '../../adapters/imap/imap-client';
 import { MailboxError } from '../../adapters/imap/mailbox-port';
 import { metrics } from '../../adapters/metrics/registry';
@@ -20,6 +23,7 @@ import { bounceFixture, type BounceFixture } from '../support/bounce-fixtures';
 import { startDovecot, type TestMailbox } from '../support/dovecot';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
+import { testTemporalLogger } from '../support/temporal-logs';
 import { callHerald } from '../support/http';
 import { waitUntil } from '../support/wait';
 
@@ -196,6 +200,22 @@ describe('the reader with other settings (over IMAP, without the schedule)', () 
     const written = JSON.stringify(log.lines) + String((failure as Error).message) + String((failure as Error).stack);
     expect(written).not.toContain(wrong);
     expect(written).not.toContain(mailbox.password);
+  });
+
+  it('a refused login fails the activity without retries (the settings must change first)', async () => {
+    const activities = createBounceMailboxActivities({
+      store: herald.services.store, mtaHost: 'herald.test', mailboxClient: imapMailboxClient({ tls: { ca: mailbox.ca } }), logger: pino({ level: 'silent' }),
+      bounceMailbox: { url: `imaps://${mailbox.user}:not-it-at-all@127.0.0.1:${mailbox.port}` },
+    });
+    const failure = await new MockActivityEnvironment({}, { logger: testTemporalLogger }).run(activities.readBounceMailbox).then(() => undefined, (e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ nonRetryable: true, type: 'BounceMailboxLogin', message: expect.stringMatching(/refused the login/) });
+    expect((failure as Error).message).not.toContain('not-it-at-all');
+  });
+
+  it('a folder the server does not have is a clear error', async () => {
+    const target = { url: mailbox.url, folder: 'No such folder', afterReading: 'delete' as const };
+    await expect(readBounceMailbox(deps(quiet()), target)).rejects.toMatchObject({ kind: 'folder', message: expect.stringContaining('"No such folder" cannot be opened') });
   });
 
   it('checks the server\'s certificate: an untrusted one is a TLS error', async () => {
