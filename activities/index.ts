@@ -6,9 +6,10 @@ import { createAutomationActivities } from './automations';
 import { createCampaignActivities, type CampaignActivityDeps } from './campaigns';
 import { createSendActivities, type SendActivityDeps } from './sending';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
+import { createBounceMailboxActivities, type BounceMailboxActivityDeps } from './bounce-mailbox';
 
-/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?, drainTuning?) and the webhooks'. */
-export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps, SendActivityDeps {}
+/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?, drainTuning?), the webhooks' and the bounce mailbox's. */
+export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps, SendActivityDeps, BounceMailboxActivityDeps {}
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -19,5 +20,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createCampaignActivities(deps),
     ...createAutomationActivities(deps),
+    ...createBounceMailboxActivities(deps),
   };
 }

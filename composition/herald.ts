@@ -4,6 +4,7 @@
 // `close()` ends everything built, in the reverse order of what depends on what.
 import type http from 'node:http';
 import path from 'node:path';
+import type tls from 'node:tls';
 import type Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { SMTPServer } from 'smtp-server';
@@ -41,6 +42,8 @@ export interface HeraldTuning {
   drainTuning?: Partial<DrainTuning>;
   /** SMTP listener options beyond the configuration (benchmarks: per-address limits, close timeout). */
   smtp?: Partial<SmtpOptions>;
+  /** More TLS options of the bounce mailbox's IMAP connection (tests: the CA of their server's certificate). */
+  bounceMailboxTls?: tls.ConnectionOptions;
   /** Connect to Temporal on first use rather than at build (tests of an API whose Temporal is down). */
   lazyTemporal?: boolean;
   /** The API's outgoing HTTPS GET (SNS certificates and subscription confirmations); tests answer it themselves. */
@@ -130,6 +133,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     await relayShares();
     const made = await createHeraldWorker(config, {
       store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning, drainTuning: tuning.drainTuning,
+      logger, bounceMailboxTls: tuning.bounceMailboxTls,
     });
     onClose(() => made.close());
     return made;

@@ -8,7 +8,10 @@ import type { RelaySender } from '../adapters/relay/transport';
 import type { Store } from '../adapters/store/store';
 import type { CampaignTuning } from '../adapters/temporal/contracts';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
-import { ensureSweeper, sweepersOf } from '../adapters/temporal/schedules';
+import type tls from 'node:tls';
+import { ensureSweeper, sweepersOf, syncBounceMailboxSchedule } from '../adapters/temporal/schedules';
+import { imapMailboxClient } from '../adapters/imap/imap-client';
+import type { Logger } from '../adapters/logger';
 import type { DrainTuning } from '../core/transactional/drain';
 import { SendPriority } from '../core/sending/priority';
 import type { Config } from './config';
@@ -19,6 +22,10 @@ export interface WorkerParts {
   webhookTuning?: Partial<WebhookTuning>;
   campaignTuning?: Partial<CampaignTuning>;
   drainTuning?: Partial<DrainTuning>;
+  /** Herald's logger (the bounce mailbox reader logs with it). */
+  logger?: Logger;
+  /** More TLS options of the bounce mailbox's connection (tests: their server's CA). */
+  bounceMailboxTls?: tls.ConnectionOptions;
 }
 
 export interface HeraldWorker {
@@ -32,6 +39,7 @@ export interface HeraldWorker {
 export async function createHeraldWorker(config: Config, parts: WorkerParts): Promise<HeraldWorker> {
   if (!config.temporalAddress) throw new Error('TEMPORAL_ADDRESS is not set: the worker needs Temporal.');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const bounceMailbox = config.relays?.feedback.mailbox;
   try {
     const worker = await Worker.create({
       connection,
@@ -44,11 +52,15 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
         store: parts.store, transport: parts.relay, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
         webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning, drainTuning: parts.drainTuning,
         priority: new SendPriority(config.campaignYieldMs),
+        bounceMailbox, mailboxClient: imapMailboxClient({ tls: parts.bounceMailboxTls }), logger: parts.logger,
       }),
     });
     // The sweepers' schedules, created by whichever worker starts first (idempotent).
     const client = new Client({ connection, namespace: config.temporalNamespace });
     for (const sweeper of sweepersOf(config.taskQueue)) await ensureSweeper(client, config.taskQueue, sweeper);
+    // The bounce mailbox reader's, as this worker's relays file says: created or updated, or paused once the setting is gone.
+    const mailboxSchedule = await syncBounceMailboxSchedule(client, config.taskQueue, bounceMailbox && (bounceMailbox.everySeconds ?? 60));
+    if (mailboxSchedule !== 'absent' && mailboxSchedule !== 'kept') parts.logger?.info({ schedule: mailboxSchedule }, 'bounce mailbox reader schedule');
     let running: Promise<void> | undefined;
     return {
       worker,

@@ -13,6 +13,8 @@ export interface SystemPackage {
   debian: string;
   /** Which tests use it, for the message when it cannot be installed. */
   usedBy: string;
+  /** Folders to look in before PATH (a daemon in /usr/sbin, which a user's PATH may lack). */
+  dirs?: string[];
 }
 
 /** One line per package: a later browser is one more line. */
@@ -22,11 +24,13 @@ export const TEST_SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { command: 'openssl', debian: 'openssl', usedBy: 'the SMTP STARTTLS test (a throwaway certificate)' },
   // Playwright (playwright-core) drives the system's Chromium: no browser is downloaded.
   { command: 'chromium', debian: 'chromium', usedBy: 'the console tests (test/browser, through Playwright)' },
+  // A real IMAP server (dovecot-core comes with it); the tests run their own, on a free loopback port.
+  { command: 'dovecot', debian: 'dovecot-imapd', usedBy: 'the bounce mailbox tests (a real IMAP server)', dirs: ['/usr/sbin'] },
 ];
 
 /** The packages whose command is not on PATH. */
 export function missingSystemPackages(packages: readonly SystemPackage[] = TEST_SYSTEM_PACKAGES): SystemPackage[] {
-  return packages.filter((p) => !findExecutable(p.command));
+  return packages.filter((p) => !findExecutable(p.command, p.dirs));
 }
 
 /**

@@ -6,5 +6,6 @@ export { ContactExport } from './contact-export';
 export { ContactImport } from './contact-import';
 export { WebhookDelivery } from './webhook-delivery';
 export { WebhookSweep } from './webhook-sweep';
+export { BounceMailboxRead } from './bounce-mailbox-read';
 export { CampaignLaunch } from './campaign-launch';
 export { TriggerAutomation, AutomationRun } from './trigger-automation';

@@ -53,6 +53,15 @@ export const metrics = {
     help: 'Bounce and complaint events taken from providers\' webhooks and the bounces API, by source (ses, sendgrid, mailgun, postmark, api) and outcome: hard, soft, complaint, ignored (not a bounce, another recipient), unknown (no message Herald sent)',
     labelNames: ['provider', 'outcome'] as const, registers: [registry],
   }),
+  bounceMailboxReports: new Counter({
+    name: 'herald_bounce_mailbox_reports_total',
+    help: 'Messages read from the bounce mailbox, by outcome: bounce, complaint (recorded), nothing (a report of no Herald message, disposed of), unreadable (no report: left, marked)',
+    labelNames: ['outcome'] as const, registers: [registry],
+  }),
+  bounceMailboxLastRead: new Gauge({
+    name: 'herald_bounce_mailbox_last_read_timestamp_seconds', help: 'When this worker last read the bounce mailbox through without an error (Unix time)',
+    registers: [registry],
+  }),
   gatheringBacklog: new Gauge({
     name: 'herald_gathering_backlog', help: 'Send requests waiting in the send queues of the accounts this worker drained, as each drain last counted them',
     registers: [registry],

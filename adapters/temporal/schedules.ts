@@ -54,3 +54,64 @@ export function sweepersOf(taskQueue: string): Sweeper[] {
     },
   ];
 }
+
+/** The bounce mailbox reader's schedule (one per task queue), for the relays file's feedback.mailbox. */
+export function bounceMailboxSweeper(taskQueue: string): Sweeper {
+  return {
+    scheduleId: workflowIds.bounceMailboxReader(taskQueue), workflowType: 'BounceMailboxRead',
+    summary: 'Bounce mailbox reader: records the bounces and complaints of the IMAP mailbox',
+  };
+}
+
+export const MAILBOX_OFF_NOTE = 'Paused: the relays file names no bounce mailbox (feedback.mailbox); a worker started with one resumes it';
+
+/**
+ * Makes the bounce mailbox reader's schedule match this worker's settings: every `everySeconds`
+ * when a mailbox is configured (created, or updated and resumed if it was changed or paused), and
+ * paused with a note when the setting was removed (nothing is left reading a mailbox its settings
+ * no longer name; the note tells the operator why in the Temporal UI). Nothing is created when no
+ * mailbox was ever configured. The schedule carries no settings: the activity reads them from
+ * its worker's configuration, so credentials never reach Temporal's history.
+ */
+export async function syncBounceMailboxSchedule(
+  client: Client, taskQueue: string, everySeconds: number | undefined,
+): Promise<'created' | 'updated' | 'kept' | 'paused' | 'absent'> {
+  const sweeper = bounceMailboxSweeper(taskQueue);
+  const handle = client.schedule.getHandle(sweeper.scheduleId);
+  if (everySeconds === undefined) {
+    try {
+      const described = await handle.describe();
+      if (described.state.paused) return 'paused';
+      await handle.pause(MAILBOX_OFF_NOTE);
+      return 'paused';
+    } catch (error) {
+      if (error instanceof ScheduleNotFoundError) return 'absent';
+      throw error;
+    }
+  }
+  const every = everySeconds * 1000;
+  try {
+    await client.schedule.create({
+      scheduleId: sweeper.scheduleId,
+      spec: { intervals: [{ every }] },
+      action: {
+        type: 'startWorkflow', workflowType: sweeper.workflowType, taskQueue, args: [],
+        workflowExecutionTimeout: '30 minutes', staticSummary: sweeper.summary,
+      },
+      // A read still going when the next is due makes that one skip.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+    });
+    return 'created';
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  const described = await handle.describe();
+  const current = described.spec.intervals?.[0]?.every;
+  if (current === everySeconds * 1000 && !described.state.paused && described.spec.intervals?.length === 1) return 'kept';
+  await handle.update((previous) => ({
+    ...previous,
+    spec: { intervals: [{ every }] },
+    state: { paused: false, note: `Reads the bounce mailbox every ${everySeconds} s` },
+  }));
+  return 'updated';
+}

@@ -25,16 +25,23 @@ export interface ReportDeps { store: Store; bounceDomain: string }
 export type ReportResult =
   | { recorded: 'bounce'; account: string; mailId: string; email: string; bounceType: 'hard' | 'soft' }
   | { recorded: 'complaint'; account: string; mailId: string; email: string }
-  | { recorded: 'nothing'; why: string; account?: string; mailId?: string };
+  | { recorded: 'nothing'; why: string; account?: string; mailId?: string; unreadable?: true };
 
-/** `to`: the address the report was sent to, a message's return path or one of the report mailboxes. */
+/**
+ * `to`: the address the report was sent to, a message's return path or one of the report mailboxes.
+ * `unreadable` in the answer: the message is no report Herald reads (unparsable, or neither a DSN nor
+ * an ARF report, such as a person's reply); the bounce mailbox leaves those for a person.
+ */
 export async function takeReport(deps: ReportDeps, raw: Buffer, to: Exclude<BounceAddress, { kind: 'forged' }>): Promise<ReportResult> {
   const { store } = deps;
   let report: Report;
   try {
     report = await parseReport(raw);
   } catch {
-    return { recorded: 'nothing', why: 'the report could not be parsed' };
+    return { recorded: 'nothing', why: 'the report could not be parsed', unreadable: true };
+  }
+  if (to.kind === 'mailbox' && report.kind === 'other') {
+    return { recorded: 'nothing', why: 'neither a delivery status notification nor a feedback report', unreadable: true };
   }
   const mailId = to.kind === 'message' ? to.mailId : reportedMailId(report, await trackingSecret(store), deps.bounceDomain);
   if (!mailId) return { recorded: 'nothing', why: 'the report names no message Herald sent' };

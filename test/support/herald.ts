@@ -19,7 +19,8 @@ import type { Store } from '../../adapters/store/store';
 import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
 import type { CampaignTuning } from '../../adapters/temporal/contracts';
 import type { DrainTuning } from '../../core/transactional/drain';
-import { removeSweeper, sweepersOf } from '../../adapters/temporal/schedules';
+import { bounceMailboxSweeper, removeSweeper, sweepersOf } from '../../adapters/temporal/schedules';
+import type { Logger } from '../../adapters/logger';
 import { installTestTemporalRuntime } from './temporal-logs';
 import { startSmtpSink, type SinkOptions } from './smtp-sink';
 
@@ -64,13 +65,15 @@ export async function listenLocally(server: http.Server): Promise<string> {
  * size and deferral retries of campaign launches. `drainTuning`: paging and idling of the send queues' drains.
  * `feedback`: the providers' webhook secrets, as the relays file's `feedback` gives them (the sink
  * stays the one relay); `httpsGet`: the API's outgoing HTTPS GET (SNS certificates), answered by the test.
+ * `bounceMailboxCa`: the CA of the bounce mailbox's IMAP server (a relays file names the mailbox).
+ * `logger`: Herald's logger (silent by default).
  */
 export async function startTestHerald(
   options: SinkOptions & {
     relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning>; drainTuning?: Partial<DrainTuning>;
     /** A relays file (written to a temporary file, HERALD_RELAYS_FILE) instead of SMTP_RELAY_URL; the test's sink is one relay it may name. */
     relaysFile?: (sinkUrl: string) => object;
-    feedback?: FeedbackSettings; httpsGet?: HttpsGet;
+    feedback?: FeedbackSettings; httpsGet?: HttpsGet; bounceMailboxCa?: Buffer; logger?: Logger;
   } = {},
 ): Promise<TestHerald> {
   installQuietRuntime();
@@ -87,7 +90,7 @@ export async function startTestHerald(
   // As a relays file would give them; the relay itself is still SMTP_RELAY_URL's sink.
   const config = options.feedback ? { ...loaded, relays: { relays: [{ name: 'sink', url: loaded.smtpRelayUrl! }], feedback: options.feedback } } : loaded;
   const herald = composeHerald(config, {
-    logger: createLogger('silent'), webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning, httpsGet: options.httpsGet,
+    logger: options.logger ?? createLogger('silent'), bounceMailboxTls: options.bounceMailboxCa && { ca: options.bounceMailboxCa }, webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning, httpsGet: options.httpsGet,
     // A drain stops 1 s after its queue emptied (5 s in production): a test waiting for it to go idle waits less.
     drainTuning: { idleMs: 1000, ...options.drainTuning },
   });
@@ -107,7 +110,7 @@ export async function startTestHerald(
     newAccount: (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
     async stop() {
       // This test's queue has no worker after this.
-      for (const { scheduleId } of sweepersOf(config.taskQueue)) await removeSweeper(temporal, scheduleId).catch(() => undefined);
+      for (const { scheduleId } of [...sweepersOf(config.taskQueue), bounceMailboxSweeper(config.taskQueue)]) await removeSweeper(temporal, scheduleId).catch(() => undefined);
       await herald.close();
       await dropDatabase(database);
       await sink.close();

@@ -13,6 +13,11 @@ it('lists swaks among the packages the tests need', () => {
   expect(TEST_SYSTEM_PACKAGES.map((p) => p.debian)).toContain('swaks');
 });
 
+it('lists Dovecot (dovecot-imapd), found in /usr/sbin even off PATH, for the bounce mailbox tests', () => {
+  const dovecot = TEST_SYSTEM_PACKAGES.find((p) => p.command === 'dovecot');
+  expect(dovecot).toMatchObject({ debian: 'dovecot-imapd', dirs: ['/usr/sbin'] });
+});
+
 it('finds only the commands that are not on PATH', () => {
   expect(missingSystemPackages([node, absent])).toEqual([absent]);
 });
