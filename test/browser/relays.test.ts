@@ -4,6 +4,7 @@
 // into the provider, copied with its button, and "never" for a source no report came from.
 import { expect } from '@playwright/test';
 import type { Browser } from 'playwright-core';
+import type { RelayLeaseDoc } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { checkPage, connectBrowser, consoleUser, newConsolePage, signIn } from '../support/browser';
 
@@ -55,14 +56,15 @@ test('the relays with their state, and the feedback URLs to paste, copied with a
   await expect(sources.getByRole('row', { name: /SendGrid/ })).toContainText('not configured');
   await postmark.getByRole('button', { name: 'Copy Postmark URL' }).click();
   await expect(postmark.getByRole('status')).toHaveText('Copied.');
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${publicUrl}/v1/feedback/postmark`);
+  const readClipboard = () => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText();
+  expect(await page.evaluate(readClipboard)).toBe(`${publicUrl}/v1/feedback/postmark`);
   await expect(page.getByText('not configured (feedback.mailbox)')).toBeVisible();
 
   // Another worker that finds the relay down: the page, refreshing itself, says so.
   await herald.services.store.relayLeases.insertOne({
     _id: 'main:another-worker', relay: 'main', process: 'another-worker', expiresAt: new Date(Date.now() + 60_000), up: false,
     counts: { sent: 0, deferred: 0, failed: 3, trouble: 0 },
-  });
+  } as RelayLeaseDoc); // as a worker writes it (fields this test does not need left out)
   await expect(main).toContainText('partly down', { timeout: 8000 });
   await checkPage(page, 'relays');
   expect(problems).toEqual([]);
