@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { HttpsGet } from '../adapters/http/https-get';
 import type { Logger } from '../adapters/logger';
+import type { RelayDefinition } from '../adapters/relay/routes';
 import type { FeedbackSettings } from '../core/bounces/feedback-settings';
 import type { OptinSettings } from '../core/optin/mail';
 import type { Store } from '../adapters/store/store';
@@ -37,6 +38,8 @@ export interface ApiDeps {
   console: { assets: ConsoleAssets; settings: ConsoleSettings };
   /** Providers' bounce and complaint webhooks: their secrets (the relays file's `feedback`) and the HTTPS GET of SNS certificates. */
   feedback: { settings: FeedbackSettings; httpsGet: HttpsGet };
+  /** The relays mail goes through (the relays file's, or SMTP_RELAY_URL's one), shown by GET /v2/{account}/relays without their URLs' credentials. */
+  relays: RelayDefinition[];
 }
 
 /** The API's HTTP server: the Koa app, with tracking's open and click hits answered ahead of it (api/tracking/fast-path.ts). */

@@ -146,6 +146,8 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     webhookAllowPrivate: config.webhookAllowPrivate, tracking: { publicUrl: config.publicUrl, trustProxy: config.trustProxy },
     console: { assets: consoleAssets(), settings: { temporalUi: config.temporalUiUrl ?? null, namespace: config.temporalNamespace } },
     feedback: { settings: config.relays?.feedback ?? {}, httpsGet: httpsGet() },
+    // Not relaySet(): an API process may run without SMTP_RELAY_URL (it sends nothing itself).
+    relays: config.relays?.relays ?? (config.smtpRelayUrl ? singleRelay(config.smtpRelayUrl).relays : []),
   });
   const apiServer = once(async () => {
     const { createApiServer } = await import('../api/app');

@@ -9,6 +9,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import YAML from 'yaml';
 import { STREAMS, type RelayDefinition } from '../adapters/relay/routes';
 import type { FeedbackSettings } from '../core/bounces/feedback-settings';
+import { hostOf } from '../core/shared/url-host';
 
 export interface RelaySettings {
   relays: RelayDefinition[];
@@ -177,16 +178,7 @@ export function singleRelay(url: string): RelaySettings {
 /** The settings as logs, metrics and the console may show them: names and conditions, no URL credentials nor secrets. */
 export function describeRelaySettings(settings: RelaySettings): unknown {
   return {
-    relays: settings.relays.map(({ url, ...rest }) => ({ ...rest, host: safeHost(url) })),
+    relays: settings.relays.map(({ url, ...rest }) => ({ ...rest, host: hostOf(url) })),
     feedback: Object.keys(settings.feedback),
   };
-}
-
-function safeHost(raw: string): string {
-  try {
-    const url = new URL(raw);
-    return `${url.protocol}//${url.host}`;
-  } catch {
-    return '(unparseable URL)';
-  }
 }

@@ -576,6 +576,23 @@ export interface RelayLeaseDoc {
 export interface FeedbackNonceDoc { _id: string; expiresAt: Date }
 
 /**
+ * What the console shows of a feedback source (core/bounces/feedback-sources.ts), install-wide (no
+ * `account`: a source serves every account): `_id` is the provider (`ses`, `sendgrid`, `mailgun`,
+ * `postmark`) or `mailbox`. Never a secret. Written when a provider's webhook request was taken.
+ * The bounce mailbox's reader sets `lastReadAt` at each read of the mailbox (and `lastReportAt`
+ * when it took a report): noteMailboxRead.
+ */
+export interface FeedbackSourceDoc {
+  _id: string;
+  /** The last request (or mailbox message) taken, whatever it recorded. */
+  lastReportAt?: Date;
+  /** What that request held: its events, those recorded, those that recorded nothing. */
+  lastOutcome?: { events: number; recorded: number; ignored: number };
+  /** The bounce mailbox only: its last read, reports or not. */
+  lastReadAt?: Date;
+}
+
+/**
  * The account's custom-triggers integration (core/triggers/integration.ts). Its address embeds two
  * random 8-hex-digit parts; only their SHA-256 is kept (`credentialHash`), so the address is shown
  * once, at activation or rotation. Deactivated: `active` false and no hash, every address refused.
@@ -703,6 +720,7 @@ export interface Store {
   webhookRate: Collection<WebhookRateDoc>;
   relayLeases: Collection<RelayLeaseDoc>;
   feedbackNonces: Collection<FeedbackNonceDoc>;
+  feedbackSources: Collection<FeedbackSourceDoc>;
   campaigns: Collection<CampaignDoc>;
   campaignSnapshots: Collection<CampaignSnapshotPartDoc>;
   integrations: Collection<IntegrationDoc>;
@@ -754,6 +772,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     webhookRate: db.collection('webhookRate'),
     relayLeases: db.collection('relayLeases'),
     feedbackNonces: db.collection('feedbackNonces'),
+    feedbackSources: db.collection('feedbackSources'),
     campaigns: db.collection('campaigns'),
     campaignSnapshots: db.collection('campaignSnapshots'),
     integrations: db.collection('integrations'),

@@ -22,6 +22,7 @@ import { fieldRoutes } from './fields';
 import { customTriggerRoutes, integrationRoutes } from './integrations';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
+import { relayRoutes, type RelayApiDeps } from './relays';
 import { loginRouter } from './login';
 import { statsRoutes } from './stats';
 import { suppressionRoutes } from './suppressions';
@@ -30,7 +31,7 @@ import { templateRoutes } from './templates';
 import { userRoutes } from './users';
 import { webhookRoutes } from './webhooks';
 
-export interface AccountApiDeps {
+export interface AccountApiDeps extends RelayApiDeps {
   store: Store; temporal: Client; taskQueue: string;
   /** The Temporal server's limit on a search attribute value (a campaign's test sends are accepted like transactional ones). */
  
@@ -57,6 +58,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   integrationRoutes(scoped, deps.store);
   customTriggerRoutes(scoped, { store: deps.store, publicUrl: deps.tracking.publicUrl });
   dkimRoutes(scoped, deps.store);
+  relayRoutes(scoped, deps);
   listRoutes(scoped, deps.store);
   interestRoutes(scoped, deps.store);
   fieldRoutes(scoped, deps.store);

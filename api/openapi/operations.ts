@@ -18,6 +18,7 @@ import { fieldOperations } from '../account/fields';
 import { integrationOperations } from '../account/integrations';
 import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
+import { relayOperations } from '../account/relays';
 import { loginOperations } from '../account/login';
 import { statsOperations } from '../account/stats';
 import { suppressionOperations } from '../account/suppressions';
@@ -48,6 +49,7 @@ export const operations: OperationSpec[] = [
   ...userOperations,
   ...integrationOperations,
   ...dkimOperations,
+  ...relayOperations,
   ...listOperations,
   ...interestOperations,
   ...fieldOperations,

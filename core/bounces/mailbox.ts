@@ -11,6 +11,7 @@
 // A failure of the store stops the read before the message is disposed of: it is read again next
 // time, and recording a report twice records it once (its track_id comes from the report).
 // The mailbox itself is reached through a MailboxClient (adapters/imap/mailbox-port.ts; imap-client.ts is the IMAP one).
+import { noteMailboxRead } from './feedback-sources';
 import { metrics } from '../../adapters/metrics/registry';
 import type { BounceMailboxSettings } from './feedback-settings';
 import { takeReport, type ReportDeps, type ReportResult } from './intake';
@@ -83,6 +84,9 @@ export async function readBounceMailbox(deps: MailboxReadDeps, target: MailboxTa
     await mailbox.close();
   }
   metrics.bounceMailboxLastRead.set(Date.now() / 1000);
+  // The console's "last read" and "last report" of the mailbox (./feedback-sources.ts).
+  const taken = result.bounces + result.complaints + result.nothing;
+  await noteMailboxRead(deps.store, new Date(), { events: taken, recorded: result.bounces + result.complaints, ignored: result.nothing });
   if (result.bounces + result.complaints + result.nothing + result.unreadable > 0 || result.more) log.info({ mailbox: where, ...result }, 'bounce mailbox read');
   return result;
 }

@@ -8,6 +8,7 @@
 // 2xx and stops retrying what could never succeed.
 import { metrics } from '../../adapters/metrics/registry';
 import type { Store } from '../../adapters/store/store';
+import { noteProviderReport } from './feedback-sources';
 import { recordFeedback, type ReportResult } from './intake';
 import { mailIdOfEvent, outcomeForRecipient, type FeedbackProvider, type ProviderEvent } from './provider-event';
 
@@ -29,7 +30,11 @@ export async function recordProviderEvents(store: Store, provider: FeedbackProvi
     results.push(...await Promise.all(events.slice(start, start + CONCURRENCY).map((event) => recordProviderEvent(store, provider, event))));
   }
   const recorded = results.filter((r) => r.recorded !== 'nothing').length;
-  return { events: events.length, recorded, ignored: events.length - recorded };
+  const summary = { events: events.length, recorded, ignored: events.length - recorded };
+  // After the events are stored, so "last report" means one taken: the console shows it beside
+  // the provider's URL (a webhook never called is the usual set-up mistake).
+  await noteProviderReport(store, provider, summary);
+  return summary;
 }
 
 async function recordProviderEvent(store: Store, provider: FeedbackProvider, event: ProviderEvent): Promise<ReportResult> {

@@ -116,6 +116,8 @@ describe('reading the mailbox', () => {
     expect(await counted('bounce')).toBe(before + 1);
     expect(logged('bounce mailbox: report recorded').at(-1)).toMatchObject({ mailId: sent.mailId, recorded: 'bounce', disposed: 'delete' });
     expect((await metrics.bounceMailboxLastRead.get()).values[0].value).toBeGreaterThan(Date.now() / 1000 - 60);
+    // The console's "last read" and "last report" of the mailbox.
+    expect(await herald.services.store.feedbackSources.findOne({ _id: 'mailbox' })).toMatchObject({ lastReadAt: expect.any(Date), lastOutcome: { recorded: 1 } });
   });
 
   it('records an ARF complaint (unsubscribed, spam_fbl; suppressed as complained)', async () => {

@@ -1,5 +1,6 @@
-// The settings area: webhook endpoints (their deliveries and discarded events), users and their API keys.
+// The settings area: webhook endpoints (their deliveries and discarded events), users and their API keys, relays and feedback sources.
 import type { ConsoleRoute } from '../routes';
+import { RelaysPage } from './settings/relays';
 import { UserPage } from './settings/user';
 import { UsersPage } from './settings/users';
 import { WebhookPage } from './settings/webhook';
@@ -10,4 +11,5 @@ export const settingsRoutes: ConsoleRoute[] = [
   { path: '/webhooks/:id', component: WebhookPage },
   { path: '/users', component: UsersPage },
   { path: '/users/:id', component: UserPage },
+  { path: '/relays', component: RelaysPage },
 ];
