@@ -97,7 +97,8 @@ export async function prebuiltBundle(teardown: Teardown): Promise<string> {
  * service as `npm start` runs it (`node dist/start.js`: API, SMTP listener and worker in one
  * process, on the bench's store, Temporal and sink); resolves once it polls its task queue.
  */
-export async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle: string): Promise<ChildProcess> {
+/** `env`: Herald's settings over the bench's (`relays`: HERALD_RELAYS_FILE; a value `''` unsets one, such as SMTP_RELAY_URL). */
+export async function startWorkerProcess(stack: BenchStack, teardown: Teardown, bundle: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   // HERALD_BENCH_CPU_PROF=<dir>: the worker writes a CPU profile there when it stops.
   const profile = process.env.HERALD_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HERALD_BENCH_CPU_PROF}`] : [];
   const whole = ENTRY === 'start';
@@ -110,7 +111,7 @@ export async function startWorkerProcess(stack: BenchStack, teardown: Teardown, 
       // HERALD_BENCH_WORKER_NODE_OPTIONS: other node flags of the worker alone (WORKER_NODE_FLAGS, on its command line, win over these).
       ...(process.env.HERALD_BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HERALD_BENCH_WORKER_NODE_OPTIONS } : {}), MONGODB_URI: stack.store.uri, TEMPORAL_ADDRESS: stack.temporal.address, SMTP_RELAY_URL: stack.sink.url,
       HERALD_MONGODB_DATABASE: DATABASE, HERALD_TASK_QUEUE: TASK_QUEUE, HERALD_MTA_HOST: MTA_HOST, HERALD_PUBLIC_URL: PUBLIC_URL,
-      HERALD_LOG_LEVEL: 'info', HERALD_WORKER_METRICS_PORT: '0',
+      HERALD_LOG_LEVEL: 'info', HERALD_WORKER_METRICS_PORT: '0', ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

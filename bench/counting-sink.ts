@@ -5,15 +5,15 @@
 // recipients whose address starts with the prefix on their own (waitFor and count then take the
 // prefix), and with `times` keeps each such address's arrival time, which {arrivals: prefix} returns.
 import { fork, type ChildProcess } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { within } from './support';
 
 type ToSink =
   | { waitFor: number; prefix?: string } | { count: true; prefix?: string }
-  | { track: string; times: boolean } | { arrivals: string } | { clock: true };
+  | { track: string; times: boolean } | { arrivals: string } | { clock: true } | { crash: true };
 type FromSink =
-  | { ready: true; port: number } | { reached: number; prefix?: string } | { count: number; prefix?: string }
+  | { ready: true; port: number } | { reached: number; prefix?: string } | { count: number; prefix?: string } | { crashed: number }
   | { tracking: string } | { arrivals: Array<[string, number]>; prefix: string } | { clock: number };
 
 /** Absolute milliseconds with sub-millisecond precision, comparable between processes and threads of one machine. */
@@ -24,6 +24,9 @@ interface Tracked { count: number; times?: Map<string, number> }
 
 function main(): void {
   let count = 0;
+  /** After a crash (`{crash: true}`): nothing more is taken, and what it took stays readable. */
+  let crashed = false;
+  const sockets = new Set<Socket>();
   const tracked = new Map<string, Tracked>();
   const waiting: Array<{ n: number; prefix?: string }> = [];
   const countOf = (prefix?: string) => (prefix === undefined ? count : tracked.get(prefix)?.count ?? 0);
@@ -39,6 +42,7 @@ function main(): void {
     logger: false,
     onData(stream, session, callback) {
       stream.on('end', () => {
+        if (crashed) return;
         // At the relay = the whole message in hand (end of DATA), before the reply.
         const at = absoluteNow();
         count += 1;
@@ -62,10 +66,20 @@ function main(): void {
       tracked.set(message.track, { count: 0, ...(message.times ? { times: new Map() } : {}) });
       process.send?.({ tracking: message.track });
     } else if ('arrivals' in message) process.send?.({ arrivals: [...(tracked.get(message.arrivals)?.times ?? [])], prefix: message.arrivals });
-    else process.send?.({ clock: absoluteNow() });
+    else if ('crash' in message) {
+      // As a relay that died: every connection cut at once, nothing listening; no answer to what was in flight.
+      crashed = true;
+      server.server.close();
+      for (const socket of sockets) socket.destroy();
+      process.send?.({ crashed: absoluteNow() });
+    } else process.send?.({ clock: absoluteNow() });
   });
   // The parent going away (crash, Ctrl-C) must not leave the sink running.
   process.on('disconnect', () => process.exit(0));
+  server.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.listen(0, '127.0.0.1', () => {
     process.send?.({ ready: true, port: (server.server.address() as AddressInfo).port });
   });
@@ -88,6 +102,8 @@ export interface CountingSink {
   arrivals(prefix: string): Promise<Map<string, number>>;
   /** The sink's clock minus this thread's (absoluteNow()), from the quickest of a few round trips: near 0 when the times compare. */
   clockOffsetMs(): Promise<number>;
+  /** Dies as a relay does (its connections cut, its port closed) but still answers: resolves with the moment (sink's clock). */
+  crash(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -134,6 +150,9 @@ export async function startCountingSink(): Promise<CountingSink> {
         if (back - sent < best.roundTrip) best = { roundTrip: back - sent, offset: clock - (sent + back) / 2 };
       }
       return best.offset;
+    },
+    async crash() {
+      return (await ask({ crash: true }, (m): m is { crashed: number } => 'crashed' in m, 'crash')).crashed;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

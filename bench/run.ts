@@ -10,6 +10,7 @@ import { runContactsImport } from './contacts-import';
 import { runHeraldSend } from './herald-send';
 import { runNodemailerRaw } from './nodemailer-raw';
 import { runRelayPath } from './relay-path';
+import { runRelays } from './relays';
 import { runRender } from './render';
 import { runSmtpAuth } from './smtp-auth';
 import { runSmtpSend } from './smtp-send';
@@ -56,6 +57,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'transactional-latency': () => runTransactionalLatency(),
   // campaign-send's message alone, on one core: its size and the plan's per-recipient render (no stack).
   'campaign-message': () => runCampaignMessage(),
+  // Several relays (issue 36): routing's cost (three relays against one), failover when the preferred relay dies mid-campaign, a rate limit held across two worker processes.
+  relays: () => runRelays(),
   // Custom trigger events posted by 50 clients (hourly limit raised), each running a one-email automation, beside bare signalWithStart and no-op workflows.
   'trigger-events': () => runTriggerEvents(),
 };
