@@ -43,6 +43,18 @@ export function isRelayDown(error: unknown): boolean {
   return typeof code === 'string' && ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ETLS', 'EAUTH', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPROTOCOL'].includes(code);
 }
 
+/** A relay at Postmark (its SMTP hosts are under postmarkapp.com). */
+export const isPostmark = (relayUrl: string) => /(^|\.)postmarkapp\.com$/i.test(new URL(relayUrl).hostname);
+
+/**
+ * The message with the header Postmark turns into its bounce and complaint webhooks' metadata
+ * (`Metadata["herald-mail-id"]`), so core/bounces/postmark.ts finds the message. Added after DKIM
+ * signing, which does not cover it; a mail_id is [A-Za-z0-9_-] only, so it cannot break the header.
+ */
+export function withPostmarkMetadata(mailId: string, message: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`X-PM-Metadata-herald-mail-id: ${mailId}\r\n`), message]);
+}
+
 const noRelay = (stream: Stream, recipient: string) => Object.assign(
   new Error(`no relay of the relays file takes this message (stream ${stream}, recipient ${recipient}): add one without conditions as the last`),
   { code: 'ENORELAY' },
@@ -71,7 +83,7 @@ export function createRelayRouter(relays: RelayDefinition[], events: RouterEvent
       pool,
       health: new RelayHealth(downTimes),
       limit: definition.ratePerSecond ? new RateLimit(definition.ratePerSecond) : undefined,
-      postmark: /(^|\.)postmarkapp\.com$/i.test(url.hostname),
+      postmark: isPostmark(definition.url),
     };
   });
   const byName = new Map(members.map((member) => [member.definition.name, member]));
@@ -79,9 +91,7 @@ export function createRelayRouter(relays: RelayDefinition[], events: RouterEvent
 
   async function sendThrough(member: Member, message: RelayMessage, signed: Buffer): Promise<string> {
     await member.limit?.take();
-    const data = member.postmark && message.route.mailId
-      ? Buffer.concat([Buffer.from(`X-PM-Metadata-herald-mail-id: ${message.route.mailId}\r\n`), signed])
-      : signed;
+    const data = member.postmark && message.route.mailId ? withPostmarkMetadata(message.route.mailId, signed) : signed;
     return member.pool.send(relayEnvelope(message.envelope), smtpData(data), message.route.stream !== 'campaign');
   }
 

@@ -2,7 +2,8 @@
 // goes to the first relay whose conditions match; a relay that refuses connections, answers 421
 // or drops its session is marked down and its traffic moves to the next one that may take it; it
 // comes back once it answers; a refusal about one message stays that message's; a rate limit holds.
-import { createRelayRouter, type RelayRouter } from '../../adapters/relay/router';
+import { simpleParser } from 'mailparser';
+import { createRelayRouter, isPostmark, withPostmarkMetadata, type RelayRouter } from '../../adapters/relay/router';
 import type { RelayDefinition, Stream } from '../../adapters/relay/routes';
 import { classifyRelayFailure, type RelayMessage } from '../../adapters/relay/transport';
 import { startSmtpSink, type SinkOptions } from '../support/smtp-sink';
@@ -126,4 +127,13 @@ it('holds a relay to its rate: no second with more than the rate (and its twenti
   // each message and its arrival here); so 60 took about a second and a half.
   for (let i = 0; i < times.length; i++) expect(times.filter((t) => t >= times[i] && t < times[i] + 1000).length).toBeLessThanOrEqual(46);
   expect(times.at(-1)! - times[0]).toBeGreaterThanOrEqual(1250); // (60 - 2) / 40 s, less the jitter
+});
+
+it('gives Postmark the mail_id as metadata, a header its bounce and complaint webhooks return (core/bounces/postmark.ts)', async () => {
+  expect([isPostmark('smtp://key:key@smtp.postmarkapp.com:587'), isPostmark('smtps://smtp-broadcasts.postmarkapp.com:465'), isPostmark('smtp://postmarkapp.com.evil.example:25')])
+    .toEqual([true, true, false]);
+  const raw = message('a@example.net').raw;
+  const withMetadata = withPostmarkMetadata('mail_abc-123_X', raw);
+  expect(withMetadata.toString()).toBe(`X-PM-Metadata-herald-mail-id: mail_abc-123_X\r\n${raw.toString()}`);
+  expect((await simpleParser(withMetadata)).headers.get('x-pm-metadata-herald-mail-id')).toBe('mail_abc-123_X');
 });
