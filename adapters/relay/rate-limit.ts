@@ -28,7 +28,7 @@ export class RateLimit {
   /** Resolves when the message may go. */
   take(): Promise<void> {
     this.refill();
-    if (this.waiting.length === 0 && this.tokens >= 1) {
+    if (this.waiting.length === 0 && this.tokens >= 1 && this.ratePerSecond > 0) {
       this.tokens -= 1;
       return Promise.resolve();
     }
@@ -51,7 +51,8 @@ export class RateLimit {
   }
 
   private schedule(): void {
-    if (this.timer || this.waiting.length === 0) return;
+    // A rate of 0 (its share taken by other processes for now): nothing goes until setRate.
+    if (this.timer || this.waiting.length === 0 || this.ratePerSecond <= 0) return;
     const wait = Math.max(1, Math.ceil(((1 - this.tokens) / this.ratePerSecond) * 1000));
     this.timer = setTimeout(() => {
       this.timer = undefined;

@@ -1,8 +1,10 @@
 // A relay's limits hold across every worker process: each process holds a lease per relay in the
 // store, renewed every second, saying whether it sent through the relay since its last renewal
-// (active). The live leases of a relay split its `ratePerSecond` among the active processes, an
-// idle one keeping a trickle (IDLE_SHARE of the rate) until its next renewal shows it active, so a
-// campaign sent by one worker of several gets the whole rate; and its `maxConnections` as evenly
+// (active), and the rate it took. The live leases of a relay split its `ratePerSecond` among the
+// active processes, an idle one keeping a trickle (IDLE_SHARE of the rate) until its next renewal
+// shows it active, so a campaign sent by one worker of several gets the whole rate; a process
+// never takes more than the others' leases leave of it (so a shift from one process to another
+// takes two renewals, and the sum never passes the rate); and its `maxConnections` as evenly
 // as whole connections allow (the processes in id order take the spare ones; a process past the
 // cap gets none and its messages for that relay wait). A process that stops renewing (stopped,
 // killed) leaves the split within the lease's 5 s. The leases also carry how each process sees its
@@ -90,30 +92,33 @@ export function shareRelays(
   async function renew(): Promise<void> {
     const now = new Date();
     const expiresAt = new Date(now.getTime() + tuning.leaseMs);
-    const mine = new Map(relays.map(({ name }) => {
-      const state = status.of(name);
-      const attempts = attemptsOf(state.counts);
-      const active = attempts > (seen.get(name) ?? 0);
-      seen.set(name, attempts);
-      return [name, { ...state, active }];
-    }));
-    await store.relayLeases.bulkWrite(relays.map(({ name }) => ({
-      replaceOne: { filter: { _id: `${name}:${process}` }, replacement: { relay: name, process, expiresAt, ...mine.get(name)! }, upsert: true },
-    })));
-    const live = await store.relayLeases.find(
-      { relay: { $in: relays.map((r) => r.name) }, expiresAt: { $gt: now } }, { projection: { relay: 1, process: 1, active: 1 } },
+    const names = relays.map((r) => r.name);
+    const others = await store.relayLeases.find(
+      { relay: { $in: names }, expiresAt: { $gt: now }, process: { $ne: process } }, { projection: { relay: 1, process: 1, active: 1, ratePerSecond: 1 } },
     ).toArray();
+    const leases: RelayLeaseDoc[] = [];
     for (const relay of relays) {
-      const leases = live.filter((lease) => lease.relay === relay.name);
-      const processes = leases.map((lease) => lease.process).sort();
-      const active = leases.filter((lease) => lease.active).length;
-      const share = shareOf(relay, Math.max(0, processes.indexOf(process)), Math.max(1, processes.length), active, mine.get(relay.name)!.active);
+      const state = status.of(relay.name);
+      const attempts = attemptsOf(state.counts);
+      const active = attempts > (seen.get(relay.name) ?? 0);
+      seen.set(relay.name, attempts);
+      const theirs = others.filter((lease) => lease.relay === relay.name);
+      const processes = [process, ...theirs.map((lease) => lease.process)].sort();
+      const share = shareOf(relay, processes.indexOf(process), processes.length, theirs.filter((lease) => lease.active).length + (active ? 1 : 0), active);
+      if (share.ratePerSecond !== undefined) {
+        // Never more than what the others left: a process that turns active takes its part as the
+        // others give theirs back (their next renewal), so the sum stays within the file's rate.
+        const taken = theirs.reduce((sum, lease) => sum + (lease.ratePerSecond ?? 0), 0);
+        share.ratePerSecond = Math.max(0, Math.min(share.ratePerSecond, relay.ratePerSecond! - taken));
+      }
       const before = applied.get(relay.name);
       if (!before || before.ratePerSecond !== share.ratePerSecond || before.maxConnections !== share.maxConnections) {
         target.share(relay.name, share);
         applied.set(relay.name, share);
       }
+      leases.push({ _id: `${relay.name}:${process}`, relay: relay.name, process, expiresAt, active, ratePerSecond: share.ratePerSecond, ...state });
     }
+    await store.relayLeases.bulkWrite(leases.map(({ _id, ...lease }) => ({ replaceOne: { filter: { _id }, replacement: lease, upsert: true } })));
     // Leases long expired (processes gone): the embedded store has no TTL index to remove them.
     await store.relayLeases.deleteMany({ expiresAt: { $lt: new Date(now.getTime() - 60_000) } });
   }

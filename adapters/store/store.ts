@@ -564,6 +564,8 @@ export interface RelayLeaseDoc {
   expiresAt: Date;
   /** It sent through the relay since its previous renewal. */
   active: boolean;
+  /** The part of the relay's rate it took (none when the relay has no rate limit). */
+  ratePerSecond?: number;
   up: boolean;
   counts: { sent: number; deferred: number; failed: number; trouble: number };
 }

@@ -58,7 +58,11 @@ it('splits a relay\'s rate evenly and its connections as evenly as whole ones al
 it('holds a relay\'s connections and rate across two worker processes, and gives the whole back when one is gone', async () => {
   const relays: RelayDefinition[] = [{ name: 'bulk', url: sink.url, ratePerSecond: 40, maxConnections: 2 }];
   const [one, two] = [await workerProcess(relays), await workerProcess(relays)];
-  await one.leases.tick(); // the first sees the second's lease too
+  // Each renewal sees the other's: the first took the whole rate alone, so the second waits for
+  // the first's next renewal to give half back (never more than the rate in all).
+  expect(two.leases.shareOf('bulk')!.ratePerSecond).toBe(0);
+  await one.leases.tick();
+  await two.leases.tick();
   expect([one.leases.shareOf('bulk'), two.leases.shareOf('bulk')]).toEqual([{ ratePerSecond: 20, maxConnections: 1 }, { ratePerSecond: 20, maxConnections: 1 }]);
   const sends = (router: RelayRouter, prefix: string) => Promise.all(Array.from({ length: 40 }, (_, i) => router.sendMail(message(`${prefix}${i}@example.net`))));
   // Renewed while they send (as every second in a worker): both active, an even split still.
