@@ -97,7 +97,7 @@ export async function runRelays(): Promise<Record<string, unknown>> {
     teardown.defer('failover sinks', async () => { await primary.stop(); await secondary.stop(); });
     const failoverFile = relaysFile('failover', { relays: [{ name: 'primary', url: primary.url, streams: ['campaign'] }, { name: 'secondary', url: secondary.url }] });
     const failover = await campaignOf('fo', CONTACTS);
-    log(`relays: (2) ${CONTACTS} recipients through the primary relay, killed at a quarter`);
+    log(`relays: (2) ${CONTACTS} recipients through the primary relay, which crashes at a quarter`);
     const foWorker = await startWorkerProcess(stack, teardown, bundle, failoverFile);
     await Promise.all([primary.track('fo', { times: true }), secondary.track('fo', { times: true })]);
     await launch(failover);

@@ -78,9 +78,11 @@ it('holds a relay\'s connections and rate across two worker processes, and gives
   // a send, gets the rate but the second's trickle; the second keeps the trickle.
   await two.leases.tick();
   await two.leases.tick(); // nothing sent since the one before: idle
-  await one.router.sendMail(message('solo@example.net'));
-  await one.leases.tick();
-  await two.leases.tick();
+  await one.router.sendMail(message('solo1@example.net'));
+  await one.leases.tick(); // active: it takes what the second's lease leaves
+  await two.leases.tick(); // idle beside an active one: the trickle, the rest given back
+  await one.router.sendMail(message('solo2@example.net'));
+  await one.leases.tick(); // active still: all but the second's trickle
   expect(one.leases.shareOf('bulk')!.ratePerSecond).toBeCloseTo(40 * (1 - IDLE_SHARE));
   expect(two.leases.shareOf('bulk')!.ratePerSecond).toBeCloseTo(40 * IDLE_SHARE);
 
