@@ -11,6 +11,7 @@
 // (3) A rate held across two worker processes: one relay with `ratePerSecond`, two workers sending
 //     two campaigns at once: the rate at the sink between its 10th and 90th percentile arrivals
 //     against the file's, `rate_error` = |achieved - limit| / limit (goal <= 0.05).
+// (4) 1,000 bounce events from the four providers' webhooks (./feedback-load.ts): recorded in <= 5 s, each once.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { createList } from '../core/contacts/lists';
 import type { CampaignDoc } from '../adapters/store/store';
 import { DATABASE, insertContacts, newCampaign, prebuiltBundle, sentCampaign, startWorkerProcess, TASK_QUEUE } from './campaign-send';
 import { startCountingSink, type CountingSink } from './counting-sink';
+import { measureFeedbackWebhooks } from './feedback-load';
 import { composeBenchHerald, startBenchStack } from './herald-stack';
 import { percentile, perSecond, round } from './stats';
 import { log, Teardown, within } from './support';
@@ -137,6 +139,9 @@ export async function runRelays(): Promise<Record<string, unknown>> {
     }
     for (const worker of workers) await stopWorker(worker);
 
+    // (4) Providers' webhooks.
+    const feedback = await measureFeedbackWebhooks(stack, teardown, dir);
+
     return {
       scenario: 'relays',
       recipients: CONTACTS,
@@ -158,11 +163,14 @@ export async function runRelays(): Promise<Record<string, unknown>> {
       rate_busiest_second: busiestSecond,
       rate_error: round(Math.abs(achieved - RATE) / RATE, 3),
       goal_rate_met: Math.abs(achieved - RATE) / RATE <= 0.05,
+      ...feedback,
       notes: `store on its H2 file; workers = node dist/worker.js processes; (1) ${CONTACTS}-recipient campaigns, one worker at a time, SMTP_RELAY_URL vs a file of three relays whose first two do not take the campaign (recipientDomains, accounts), ` +
         'alternating, two rounds each, launch to the sink\'s last recipient; ratio_routing = best three-relay over best one-relay; ' +
         '(2) relays primary (streams campaign) and secondary (anything), the primary sink SIGKILLed at a quarter of the campaign; failover_s = the kill to the secondary\'s first message (its clock offset corrected); ' +
         `duplicates = copies beyond one per recipient across both sinks (bound: ${IN_FLIGHT}, a page's messages in flight); ` +
-        `(3) two worker processes sending two ${RATE_CONTACTS}-recipient campaigns at once through one relay with ratePerSecond ${RATE}; rate_achieved_per_s = the middle 80% of arrivals over their span; busiest second = the most arrivals in any 1 s window`,
+        `(3) two worker processes sending two ${RATE_CONTACTS}-recipient campaigns at once through one relay with ratePerSecond ${RATE}; rate_achieved_per_s = the middle 80% of arrivals over their span; busiest second = the most arrivals in any 1 s window; ` +
+        '(4) a 1,000-recipient request sent through an in-process API and worker, then a hard bounce of each message from SendGrid (batches of 50), Mailgun, Postmark and SES through SNS (one a request; a quarter each), ' +
+        'signed with the bench\'s own keys, 20 requests at a time: webhook_record_s = first post to last answer; then all posted again (retries): webhook_events_after_retries must stay 1,000',
     };
   } finally {
     await teardown.run();
