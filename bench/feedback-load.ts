@@ -13,7 +13,7 @@ import {
   basicAuth, mailgunSignature, makeTestPki, sendgridHeaders, sendgridKeys, signedSnsMessage, SNS_HOST, startFakeSns,
 } from '../test/support/feedback-signing';
 import { composeBenchHerald, type BenchStack } from './herald-stack';
-import { perSecond, round } from './stats';
+import { percentile, perSecond, round } from './stats';
 import { log, runPool, type Teardown } from './support';
 
 const MESSAGES = 1_000;
@@ -61,13 +61,17 @@ export async function measureFeedbackWebhooks(stack: BenchStack, teardown: Teard
   }
 
   const posts = webhookPosts(rows, sendgrid.privateKey, pki.signing.key);
+  /** Each request's time to its answer, by provider. */
+  const latencies = new Map<string, number[]>();
   const postAll = async () => {
     const statuses: number[] = [];
     await runPool(posts.length, CONCURRENCY, 300_000, async (i) => {
       const { provider, body, headers } = posts[i];
+      const sentAt = performance.now();
       const response = await fetch(`${base}/v1/feedback/${provider}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
       await response.arrayBuffer();
       statuses.push(response.status);
+      latencies.set(provider, [...(latencies.get(provider) ?? []), performance.now() - sentAt]);
     });
     return statuses;
   };
@@ -76,6 +80,7 @@ export async function measureFeedbackWebhooks(stack: BenchStack, teardown: Teard
   const seconds = (performance.now() - startedAt) / 1000;
   const bounced = () => store.events.countDocuments({ account, track_type: 'track.mail.bounced' });
   const recorded = await bounced();
+  const p50ByProvider = Object.fromEntries([...latencies].map(([provider, times]) => [provider, round(percentile(times, 50), 1)]));
   // Every provider retries: the same requests again (Mailgun's signed anew, its tokens being used once).
   refreshMailgunTokens(posts);
   const retried = await postAll();
@@ -87,6 +92,7 @@ export async function measureFeedbackWebhooks(stack: BenchStack, teardown: Teard
     webhook_events_per_s: perSecond(MESSAGES, seconds * 1000),
     goal_webhook_met: seconds <= 5 && recorded === MESSAGES,
     webhook_events_recorded: recorded,
+    webhook_p50_ms_by_provider: p50ByProvider,
     webhook_refused: statuses.filter((status) => status !== 200).length,
     webhook_events_after_retries: afterRetries,
     webhook_retries_refused: retried.filter((status) => status !== 200).length,

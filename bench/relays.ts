@@ -34,6 +34,8 @@ const RATE_CONTACTS = Math.round(RATE * 10);
 /** Messages a page has in flight (core/sending/message-loop.ts SEND_CONCURRENCY): what a kill may catch. */
 const IN_FLIGHT = 50;
 const WARM_UP = 2_000;
+/** Which phases run (HERALD_BENCH_RELAYS_PHASES, e.g. `2,4`; all by default). */
+const PHASES = new Set((process.env.HERALD_BENCH_RELAYS_PHASES ?? '1,2,3,4').split(',').map(Number));
 
 export async function runRelays(): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
@@ -72,83 +74,67 @@ export async function runRelays(): Promise<Record<string, unknown>> {
       return perSecond(count, lastAt - launchedAt);
     };
 
+    const figures: Record<string, unknown> = {};
+    const notes: string[] = [];
+
     // (1) Routing's cost.
-    const three = relaysFile('three', { relays: [
-      { name: 'gmail', url: stack.sink.url, recipientDomains: ['gmail.com'] },
-      { name: 'partner', url: stack.sink.url, accounts: ['someone-else'] },
-      { name: 'main', url: stack.sink.url },
-    ] });
-    const rates: { one: number[]; three: number[] } = { one: [], three: [] };
-    for (const [round_, kind] of [[1, 'one'], [1, 'three'], [2, 'one'], [2, 'three']] as const) {
-      const tag = `r${kind}${round_}x`;
-      const campaign = await campaignOf(tag, CONTACTS);
-      log(`relays: (1) ${CONTACTS} recipients through a worker with ${kind === 'one' ? 'SMTP_RELAY_URL' : 'a three-relay file'} (round ${round_})`);
-      const worker = await startWorkerProcess(stack, teardown, bundle, kind === 'one' ? {} : three);
-      if (round_ === 1 && kind === 'one') {
-        const warm = await campaignOf('warm', WARM_UP);
-        await sendAll(warm, stack.sink, 'warm', WARM_UP);
-      }
-      rates[kind].push(await sendAll(campaign, stack.sink, tag, CONTACTS));
-      await stopWorker(worker);
+    if (PHASES.has(1)) {
+      const three = relaysFile('three', { relays: [
+        { name: 'gmail', url: stack.sink.url, recipientDomains: ['gmail.com'] },
+        { name: 'partner', url: stack.sink.url, accounts: ['someone-else'] },
+        { name: 'main', url: stack.sink.url },
+      ] });
+      const rates: { one: number[]; three: number[] } = { one: [], three: [] };
+      for (const [round_, kind] of [[1, 'one'], [1, 'three'], [2, 'one'], [2, 'three']] as const) {
+        const tag = `r${kind}${round_}x`;
+        const campaign = await campaignOf(tag, CONTACTS);
+        log(`relays: (1) ${CONTACTS} recipients through a worker with ${kind === 'one' ? 'SMTP_RELAY_URL' : 'a three-relay file'} (round ${round_})`);
+        const worker = await startWorkerProcess(stack, teardown, bundle, kind === 'one' ? {} : three);
+        if (round_ === 1 && kind === 'one') {
+          const warm = await campaignOf('warm', WARM_UP);
+          await sendAll(warm, stack.sink, 'warm', WARM_UP);
+        }
+        rates[kind].push(await sendAll(campaign, stack.sink, tag, CONTACTS));
+        await stopWorker(worker);
     }
     const bestOne = Math.max(...rates.one);
     const bestThree = Math.max(...rates.three);
+    Object.assign(figures, {
+      one_relay_per_s: rates.one,
+      three_relays_per_s: rates.three,
+      ratio_routing: round(bestThree / bestOne, 3),
+      goal_ratio_routing_met: bestThree / bestOne >= 0.95,
+    });
+    notes.push(`(1) ${CONTACTS}-recipient campaigns, one worker at a time, SMTP_RELAY_URL vs a file of three relays whose first two do not take the campaign (recipientDomains, accounts), ` +
+      'alternating, two rounds each, launch to the sink\'s last recipient; ratio_routing = best three-relay over best one-relay');
+    }
 
     // (2) Failover.
-    const [primary, secondary] = [await startCountingSink(), await startCountingSink()];
-    teardown.defer('failover sinks', async () => { await primary.stop(); await secondary.stop(); });
-    const failoverFile = relaysFile('failover', { relays: [{ name: 'primary', url: primary.url, streams: ['campaign'] }, { name: 'secondary', url: secondary.url }] });
-    const failover = await campaignOf('fo', CONTACTS);
-    log(`relays: (2) ${CONTACTS} recipients through the primary relay, which crashes at a quarter`);
-    const foWorker = await startWorkerProcess(stack, teardown, bundle, failoverFile);
-    await Promise.all([primary.track('fo', { times: true }), secondary.track('fo', { times: true })]);
-    await launch(failover);
-    await primary.waitFor(Math.round(CONTACTS / 4), 600_000, 'fo');
-    const crashedAt = (await primary.crash()) - (await primary.clockOffsetMs());
-    await secondary.waitFor(1, 60_000, 'fo');
-    const secondaryFirstAt = Math.min(...(await secondary.arrivals('fo')).values()) - (await secondary.clockOffsetMs());
-    const primaryArrivals = await primary.arrivals('fo');
-    // Every recipient: at the primary before it died, or at the secondary.
-    let secondaryArrivals = new Map<string, number>();
-    for (const deadline = Date.now() + 600_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 500))) {
-      secondaryArrivals = await secondary.arrivals('fo');
-      if (new Set([...primaryArrivals.keys(), ...secondaryArrivals.keys()]).size >= CONTACTS) break;
+    if (PHASES.has(2)) {
+      const [primary, secondary] = [await startCountingSink(), await startCountingSink()];
+      teardown.defer('failover sinks', async () => { await primary.stop(); await secondary.stop(); });
+      const failoverFile = relaysFile('failover', { relays: [{ name: 'primary', url: primary.url, streams: ['campaign'] }, { name: 'secondary', url: secondary.url }] });
+      const failover = await campaignOf('fo', CONTACTS);
+      log(`relays: (2) ${CONTACTS} recipients through the primary relay, which crashes at a quarter`);
+      const foWorker = await startWorkerProcess(stack, teardown, bundle, failoverFile);
+      await Promise.all([primary.track('fo', { times: true }), secondary.track('fo', { times: true })]);
+      await launch(failover);
+      await primary.waitFor(Math.round(CONTACTS / 4), 600_000, 'fo');
+      const crashedAt = (await primary.crash()) - (await primary.clockOffsetMs());
+      await secondary.waitFor(1, 60_000, 'fo');
+      const secondaryFirstAt = Math.min(...(await secondary.arrivals('fo')).values()) - (await secondary.clockOffsetMs());
+      const primaryArrivals = await primary.arrivals('fo');
+      // Every recipient: at the primary before it died, or at the secondary.
+      let secondaryArrivals = new Map<string, number>();
+      for (const deadline = Date.now() + 600_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 500))) {
+        secondaryArrivals = await secondary.arrivals('fo');
+        if (new Set([...primaryArrivals.keys(), ...secondaryArrivals.keys()]).size >= CONTACTS) break;
     }
     const [primaryCount, secondaryCount] = [await primary.count('fo'), await secondary.count('fo')];
     const distinct = new Set([...primaryArrivals.keys(), ...secondaryArrivals.keys()]).size;
     const final = await sentCampaign(store, failover);
     await stopWorker(foWorker);
-
-    // (3) A rate held across two workers.
-    const rateSink = await startCountingSink();
-    teardown.defer('rate sink', () => rateSink.stop());
-    const rateFile = relaysFile('rate', { relays: [{ name: 'limited', url: rateSink.url, ratePerSecond: RATE }] });
-    const [c1, c2] = [await campaignOf('ra', RATE_CONTACTS), await campaignOf('rb', RATE_CONTACTS)];
-    log(`relays: (3) two workers, two campaigns of ${RATE_CONTACTS}, one relay limited to ${RATE}/s`);
-    const workers = [await startWorkerProcess(stack, teardown, bundle, rateFile), await startWorkerProcess(stack, teardown, bundle, rateFile)];
-    await Promise.all([rateSink.track('ra', { times: true }), rateSink.track('rb', { times: true })]);
-    await Promise.all([launch(c1), launch(c2)]);
-    await Promise.all([rateSink.waitFor(RATE_CONTACTS, 600_000, 'ra'), rateSink.waitFor(RATE_CONTACTS, 600_000, 'rb')]);
-    const times = [...(await rateSink.arrivals('ra')).values(), ...(await rateSink.arrivals('rb')).values()].sort((a, b) => a - b);
-    const [p10, p90] = [percentile(times, 10), percentile(times, 90)];
-    const achieved = perSecond(Math.round(times.length * 0.8), p90 - p10);
-    let busiestSecond = 0;
-    for (let i = 0, j = 0; i < times.length; i += 1) {
-      while (times[j] < times[i] - 1000) j += 1;
-      busiestSecond = Math.max(busiestSecond, i - j + 1);
-    }
-    for (const worker of workers) await stopWorker(worker);
-
-    // (4) Providers' webhooks.
-    const feedback = await measureFeedbackWebhooks(stack, teardown, dir);
-
-    return {
-      scenario: 'relays',
-      recipients: CONTACTS,
-      one_relay_per_s: rates.one,
-      three_relays_per_s: rates.three,
-      ratio_routing: round(bestThree / bestOne, 3),
-      goal_ratio_routing_met: bestThree / bestOne >= 0.95,
+    Object.assign(figures, {
       failover_s: round((secondaryFirstAt - crashedAt) / 1000, 2),
       goal_failover_met: (secondaryFirstAt - crashedAt) / 1000 <= 5,
       failover_delivered: distinct,
@@ -158,20 +144,51 @@ export async function runRelays(): Promise<Record<string, unknown>> {
       duplicates: primaryCount + secondaryCount - distinct,
       duplicates_bound: IN_FLIGHT,
       failover_campaign_state: final?.state,
+    });
+    notes.push('(2) relays primary (streams campaign) and secondary (anything), the primary sink crashed at a quarter of the campaign (every connection cut, its port closed); ' +
+      'failover_s = the crash to the secondary\'s first message (the sinks\' clocks corrected); ' +
+      `duplicates = copies beyond one per recipient across both sinks (bound: ${IN_FLIGHT}, a page's messages in flight)`);
+    }
+
+    // (3) A rate held across two workers.
+    if (PHASES.has(3)) {
+      const rateSink = await startCountingSink();
+      teardown.defer('rate sink', () => rateSink.stop());
+      const rateFile = relaysFile('rate', { relays: [{ name: 'limited', url: rateSink.url, ratePerSecond: RATE }] });
+      const [c1, c2] = [await campaignOf('ra', RATE_CONTACTS), await campaignOf('rb', RATE_CONTACTS)];
+      log(`relays: (3) two workers, two campaigns of ${RATE_CONTACTS}, one relay limited to ${RATE}/s`);
+      const workers = [await startWorkerProcess(stack, teardown, bundle, rateFile), await startWorkerProcess(stack, teardown, bundle, rateFile)];
+      await Promise.all([rateSink.track('ra', { times: true }), rateSink.track('rb', { times: true })]);
+      await Promise.all([launch(c1), launch(c2)]);
+      await Promise.all([rateSink.waitFor(RATE_CONTACTS, 600_000, 'ra'), rateSink.waitFor(RATE_CONTACTS, 600_000, 'rb')]);
+      const times = [...(await rateSink.arrivals('ra')).values(), ...(await rateSink.arrivals('rb')).values()].sort((a, b) => a - b);
+      const [p10, p90] = [percentile(times, 10), percentile(times, 90)];
+      const achieved = perSecond(Math.round(times.length * 0.8), p90 - p10);
+      let busiestSecond = 0;
+      for (let i = 0, j = 0; i < times.length; i += 1) {
+        while (times[j] < times[i] - 1000) j += 1;
+        busiestSecond = Math.max(busiestSecond, i - j + 1);
+    }
+    for (const worker of workers) await stopWorker(worker);
+    Object.assign(figures, {
       rate_limit_per_s: RATE,
       rate_achieved_per_s: achieved,
       rate_busiest_second: busiestSecond,
       rate_error: round(Math.abs(achieved - RATE) / RATE, 3),
       goal_rate_met: Math.abs(achieved - RATE) / RATE <= 0.05,
-      ...feedback,
-      notes: `store on its H2 file; workers = node dist/worker.js processes; (1) ${CONTACTS}-recipient campaigns, one worker at a time, SMTP_RELAY_URL vs a file of three relays whose first two do not take the campaign (recipientDomains, accounts), ` +
-        'alternating, two rounds each, launch to the sink\'s last recipient; ratio_routing = best three-relay over best one-relay; ' +
-        '(2) relays primary (streams campaign) and secondary (anything), the primary sink SIGKILLed at a quarter of the campaign; failover_s = the kill to the secondary\'s first message (its clock offset corrected); ' +
-        `duplicates = copies beyond one per recipient across both sinks (bound: ${IN_FLIGHT}, a page's messages in flight); ` +
-        `(3) two worker processes sending two ${RATE_CONTACTS}-recipient campaigns at once through one relay with ratePerSecond ${RATE}; rate_achieved_per_s = the middle 80% of arrivals over their span; busiest second = the most arrivals in any 1 s window; ` +
-        '(4) a 1,000-recipient request sent through an in-process API and worker, then a hard bounce of each message from SendGrid (batches of 50), Mailgun, Postmark and SES through SNS (one a request; a quarter each), ' +
-        'signed with the bench\'s own keys, 20 requests at a time: webhook_record_s = first post to last answer; then all posted again (retries): webhook_events_after_retries must stay 1,000',
-    };
+    });
+    notes.push(`(3) two worker processes sending two ${RATE_CONTACTS}-recipient campaigns at once through one relay with ratePerSecond ${RATE}; ` +
+      'rate_achieved_per_s = the middle 80% of arrivals over their span; busiest second = the most arrivals in any 1 s window');
+    }
+
+    // (4) Providers' webhooks.
+    if (PHASES.has(4)) {
+      Object.assign(figures, await measureFeedbackWebhooks(stack, teardown, dir));
+      notes.push('(4) a 1,000-recipient request sent through an in-process API and worker, then a hard bounce of each message from SendGrid (batches of 50), Mailgun, Postmark and SES through SNS ' +
+        '(one a request; a quarter each), signed with the bench\'s own keys, 20 requests at a time: webhook_record_s = first post to last answer; then all posted again (retries): webhook_events_after_retries must stay 1,000');
+    }
+
+    return { scenario: 'relays', recipients: CONTACTS, phases: [...PHASES], ...figures, notes: `store on its H2 file; workers = node dist/worker.js processes; ${notes.join('; ')}` };
   } finally {
     await teardown.run();
   }

@@ -2,6 +2,7 @@
 // whether it is configured, the URL to give the provider and when a report last came in (a webhook
 // that was never called is the usual mistake of a set-up); the bounce mailbox likewise. Nothing
 // here is ever a secret: settings are reduced to "configured" and a host.
+import { perStore } from '../../adapters/store/per-store';
 import type { FeedbackSourceDoc, Store } from '../../adapters/store/store';
 import { hostOf } from '../shared/url-host';
 import type { FeedbackSettings } from './feedback-settings';
@@ -29,9 +30,37 @@ export interface MailboxSourceView {
 
 const MAILBOX = 'mailbox';
 
-/** A provider's request was taken (its events recorded or ignored): the console's "last report". */
+/** A provider's "last report" is written at most this often by a process; the latest one of a burst follows the window. */
+const NOTE_EVERY_MS = 1000;
+
+/** Per store and provider: when the note was last written, and the one waiting for the window to end. */
+const notesOf = perStore(() => new Map<FeedbackProvider, { writtenAt: number; waiting?: { summary: FeedbackSummary; at: Date } }>());
+
+/**
+ * A provider's request was taken (its events recorded or ignored): the console's "last report".
+ * A burst of webhook requests (a provider's retries, a SendGrid backlog) makes one write a second,
+ * not one each: the note is at most a second behind, and the last one of a burst is written too.
+ */
 export async function noteProviderReport(store: Store, provider: FeedbackProvider, summary: FeedbackSummary, at = new Date()): Promise<void> {
-  await store.feedbackSources.updateOne({ _id: provider }, { $set: { lastReportAt: at, lastOutcome: summary } }, { upsert: true });
+  const notes = notesOf(store);
+  const note = notes.get(provider);
+  const write = (latest: { summary: FeedbackSummary; at: Date }) => (
+    store.feedbackSources.updateOne({ _id: provider }, { $set: { lastReportAt: latest.at, lastOutcome: latest.summary } }, { upsert: true })
+  );
+  if (note && Date.now() - note.writtenAt < NOTE_EVERY_MS) {
+    if (!note.waiting) {
+      setTimeout(() => {
+        const latest = note.waiting!;
+        note.waiting = undefined;
+        note.writtenAt = Date.now();
+        write(latest).catch(() => undefined); // a note missed (the store away) is only the console's figure
+      }, NOTE_EVERY_MS - (Date.now() - note.writtenAt)).unref();
+    }
+    note.waiting = { summary, at };
+    return;
+  }
+  notes.set(provider, { writtenAt: Date.now() });
+  await write({ summary, at });
 }
 
 /** For the bounce mailbox's reader: it read the mailbox at `at`, and took `summary`'s reports (none: only the read is noted). */
