@@ -3,9 +3,9 @@
 // that relay itself fails (refused connection, TLS, AUTH, a timeout, a 421 for the session) it is
 // marked down, its waiting messages are let go, and each goes to the next relay that matches. A
 // relay's answer about one message (4xx or 5xx to its recipient or content, a refused sender) is
-// that message's answer: it goes to no other relay. With no relay left to try, the message fails
-// with the last relay's error, which the send engine treats as the relay's trouble (the attempt
-// is retried by Temporal; the relays come back meanwhile).
+// that message's answer: it goes to no other relay. With every relay that may take it down, the
+// first of them is tried anyway; when it fails too, the message fails with its error, which the
+// send engine treats as the relay's trouble (the attempt is retried by Temporal).
 import type { RelayDefinition, Stream } from './routes';
 import { DEFAULT_MAX_CONNECTIONS, matches } from './routes';
 import { DOWN_TIMES, RelayHealth, type DownTimes } from './health';
@@ -95,6 +95,32 @@ export function createRelayRouter(relays: RelayDefinition[], events: RouterEvent
     return member.pool.send(relayEnvelope(message.envelope), smtpData(data), message.route.stream !== 'campaign');
   }
 
+  /** One relay's try: its answer, or its own trouble (the relay marked down); an answer about the message is thrown. */
+  async function attempt(member: Member, message: RelayMessage, signed: Buffer): Promise<{ response: string; relay: string } | { trouble: unknown }> {
+    const name = member.definition.name;
+    try {
+      const response = await sendThrough(member, message, signed);
+      if (member.health.succeeded()) events.health?.(name, true);
+      events.outcome?.(name, 'sent');
+      return { response, relay: name };
+    } catch (error) {
+      if (closed) throw error;
+      if (!isRelayDown(error)) {
+        if (member.health.succeeded()) events.health?.(name, true); // it answered: it is up
+        const code = (error as { responseCode?: unknown }).responseCode;
+        events.outcome?.(name, typeof code === 'number' && code < 500 ? 'deferred' : 'failed');
+        throw Object.assign(error as Error, { relay: name });
+      }
+      events.outcome?.(name, 'trouble');
+      if (member.health.failed()) {
+        events.health?.(name, false, (error as Error).message);
+        // The messages queued for it would each wait for a connection to fail: they move on now.
+        member.pool.failWaiting(Object.assign(new Error(`relay ${name} is down`), { code: 'ECONNECTION' }));
+      }
+      return { trouble: error };
+    }
+  }
+
   return {
     async sendMail(message) {
       if (closed) throw Object.assign(new Error('Connection pool was closed'), { code: 'ECONNECTION' });
@@ -103,33 +129,24 @@ export function createRelayRouter(relays: RelayDefinition[], events: RouterEvent
       if (candidates.length === 0) throw noRelay(route.stream, route.recipient);
       // DKIM signs once, whichever relay takes it.
       const signed = message.dkim ? await dkimSigned(message.raw, message.dkim) : message.raw;
+      // Each relay that may take it in turn, skipping those down (not yet due for a probe). When
+      // every one is down, the first is tried all the same: with no relay to move to, each attempt
+      // asks the relay itself (as with one relay), and it is back as soon as it answers.
       let trouble: unknown;
+      let tried = false;
       for (const member of candidates) {
         if (!member.health.admit()) continue;
-        const name = member.definition.name;
-        try {
-          const response = await sendThrough(member, message, signed);
-          if (member.health.succeeded()) events.health?.(name, true);
-          events.outcome?.(name, 'sent');
-          return { response, relay: name };
-        } catch (error) {
-          if (closed) throw error;
-          if (!isRelayDown(error)) {
-            if (member.health.succeeded()) events.health?.(name, true); // it answered: it is up
-            const code = (error as { responseCode?: unknown }).responseCode;
-            events.outcome?.(name, typeof code === 'number' && code < 500 ? 'deferred' : 'failed');
-            throw Object.assign(error as Error, { relay: name });
-          }
-          events.outcome?.(name, 'trouble');
-          if (member.health.failed()) {
-            events.health?.(name, false, (error as Error).message);
-            // The messages queued for it would each wait for a connection to fail: they move on now.
-            member.pool.failWaiting(Object.assign(new Error(`relay ${name} is down`), { code: 'ECONNECTION' }));
-          }
-          trouble = error;
-        }
+        tried = true;
+        const sent = await attempt(member, message, signed);
+        if ('response' in sent) return sent;
+        trouble = sent.trouble;
       }
-      throw trouble ?? Object.assign(new Error(`every relay that takes this message is down (${candidates.map((m) => m.definition.name).join(', ')})`), { code: 'ECONNECTION' });
+      if (!tried) {
+        const sent = await attempt(candidates[0], message, signed);
+        if ('response' in sent) return sent;
+        trouble = sent.trouble;
+      }
+      throw trouble;
     },
     share(relay, share) {
       const member = byName.get(relay);

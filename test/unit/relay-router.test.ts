@@ -109,13 +109,18 @@ it('keeps a refusal about one message that message\'s: no other relay gets it, t
   expect(health).toEqual([]);
 });
 
-it('fails with the relay\'s trouble when every relay that matches is down', async () => {
-  const [first, second] = await Promise.all([sink({ answer421: true }), sink({ answer421: true })]);
-  const { router: relays } = router([{ name: 'first', url: first.url }, { name: 'second', url: second.url }]);
+it('fails with the relay\'s trouble when every relay that matches is down, and still asks the first each time: back as soon as it answers', async () => {
+  const options: SinkOptions = { answer421: true };
+  const [first, second] = await Promise.all([sink(options), sink({ answer421: true })]);
+  const { router: relays, health } = router([{ name: 'first', url: first.url }, { name: 'second', url: second.url }]); // down for a minute each
   const error = await relays.sendMail(message('a@example.net')).catch((caught: unknown) => caught);
   expect(classifyRelayFailure(error)).toBe('relay');
+  expect(health).toEqual(['first down', 'second down']);
   const later = await relays.sendMail(message('b@example.net')).catch((caught: unknown) => caught);
-  expect(later).toMatchObject({ message: 'every relay that takes this message is down (first, second)' });
+  expect(later).toMatchObject({ responseCode: 421 }); // the first relay's own answer, asked although down
+  options.answer421 = false;
+  expect((await relays.sendMail(message('c@example.net'))).relay).toBe('first'); // within its minute down
+  expect(health).toEqual(['first down', 'second down', 'first up']);
 });
 
 it('holds a relay to its rate: no second with more than the rate (and its twentieth of a second of burst)', async () => {
