@@ -184,9 +184,9 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
 function relayEvents(relays: RelayDefinition[], status: RelayStatus, logger: Logger): RouterEvents {
   for (const { name } of relays) metrics.relayUp.set({ relay: name }, 1);
   return {
-    outcome(relay, outcome) {
-      metrics.relayMessages.inc({ relay, outcome });
-      status.counted(relay, outcome);
+    outcome(relay, outcome, count = 1) {
+      metrics.relayMessages.inc({ relay, outcome }, count);
+      status.counted(relay, outcome, count);
     },
     health(relay, up, reason) {
       metrics.relayUp.set({ relay }, up ? 1 : 0);

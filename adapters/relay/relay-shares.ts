@@ -24,9 +24,9 @@ export class RelayStatus {
     for (const { name } of relays) this.states.set(name, { up: true, counts: { sent: 0, deferred: 0, failed: 0, trouble: 0 } });
   }
 
-  counted(relay: string, outcome: keyof RelayCounts): void {
+  counted(relay: string, outcome: keyof RelayCounts, count = 1): void {
     const state = this.states.get(relay);
-    if (state) state.counts[outcome] += 1;
+    if (state) state.counts[outcome] += count;
   }
 
   health(relay: string, up: boolean): void {

@@ -18,8 +18,8 @@ import type { RelayMessage, RelaySender } from './transport';
 
 /** What the router tells its owner (metrics, logs, the console): no URL, no credential. */
 export interface RouterEvents {
-  /** A message's outcome at a relay: sent, deferred (4xx about it), failed (5xx about it), or the relay's own trouble. */
-  outcome?(relay: string, outcome: 'sent' | 'deferred' | 'failed' | 'trouble'): void;
+  /** Messages' outcome at a relay (one, or `count` handed over together): sent, deferred (4xx about it), failed (5xx about it), or the relay's own trouble. */
+  outcome?(relay: string, outcome: 'sent' | 'deferred' | 'failed' | 'trouble', count?: number): void;
   /** A relay went down or came back. */
   health?(relay: string, up: boolean, reason?: string): void;
 }

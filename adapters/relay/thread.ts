@@ -21,7 +21,10 @@ interface ShareRequest { share: string; limits: RelayShare }
 interface SendFailure { message: string; code?: unknown; responseCode?: unknown; command?: unknown; response?: unknown }
 type SendReply = { id: number; response: string; relay: string } | { id: number; error: SendFailure };
 /** What the router tells the owning thread besides answers: outcomes per relay, and when one goes down or comes back. */
-type RelayNews = { news: 'outcome'; relay: string; outcome: 'sent' | 'deferred' | 'failed' | 'trouble' } | { news: 'health'; relay: string; up: boolean; reason?: string };
+type Outcome = 'sent' | 'deferred' | 'failed' | 'trouble';
+type RelayNews = { news: 'counts'; counts: Array<[relay: string, outcome: Outcome, count: number]> } | { news: 'health'; relay: string; up: boolean; reason?: string };
+/** How often the thread hands over its outcome counts: together, not a message to the owning thread per sent message. */
+const COUNTS_EVERY_MS = 250;
 
 /** The threaded router, with what the router itself offers besides sending. */
 export interface ThreadedRelay extends RelaySender {
@@ -43,7 +46,7 @@ export function createThreadedRelay(relays: RelayDefinition[], events: RouterEve
   };
   thread.on('message', (reply: SendReply | RelayNews) => {
     if ('news' in reply) {
-      if (reply.news === 'outcome') events.outcome?.(reply.relay, reply.outcome);
+      if (reply.news === 'counts') for (const [relay, outcome, count] of reply.counts) events.outcome?.(relay, outcome, count);
       else events.health?.(reply.relay, reply.up, reply.reason);
       return;
     }
@@ -77,10 +80,20 @@ export function createThreadedRelay(relays: RelayDefinition[], events: RouterEve
 /** The thread's side: the router; each request answered with the relay's response or the error's fields. */
 function serve({ relays }: ThreadStart): void {
   const tell = (news: RelayNews) => parentPort!.postMessage(news);
+  const counted = new Map<string, number>(); // `<outcome> <relay>` → count since the last hand-over
   const router = createRelayRouter(relays, {
-    outcome: (relay, outcome) => tell({ news: 'outcome', relay, outcome }),
+    outcome: (relay, outcome) => { const key = `${outcome} ${relay}`; counted.set(key, (counted.get(key) ?? 0) + 1); },
     health: (relay, up, reason) => tell({ news: 'health', relay, up, reason }),
   });
+  setInterval(() => {
+    if (counted.size === 0) return;
+    const counts = [...counted].map(([key, count]): [string, Outcome, number] => {
+      const space = key.indexOf(' ');
+      return [key.slice(space + 1), key.slice(0, space) as Outcome, count];
+    });
+    counted.clear();
+    tell({ news: 'counts', counts });
+  }, COUNTS_EVERY_MS).unref();
   parentPort!.on('message', (request: SendRequest | ShareRequest) => {
     if ('share' in request) {
       router.share(request.share, request.limits);

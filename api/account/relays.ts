@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { RelayDefinition } from '../../adapters/relay/routes';
+import { STREAMS, type RelayDefinition } from '../../adapters/relay/routes';
 import type { Store } from '../../adapters/store/store';
 import type { FeedbackSettings } from '../../core/bounces/feedback-settings';
 import { feedbackSources } from '../../core/bounces/feedback-sources';
@@ -45,7 +45,7 @@ const relay = {
     conditions: {
       type: 'object',
       properties: {
-        streams: { type: 'array', items: { enum: ['transactional', 'campaign', 'automation', 'system'] } },
+        streams: { type: 'array', items: { enum: STREAMS } },
         accounts: { type: 'array', items: text, description: 'This account\'s name when the relay names it; other accounts\' names are never shown' },
         senderDomains: domains,
         recipientDomains: domains,
