@@ -142,3 +142,15 @@ it('gives Postmark the mail_id as metadata, a header its bounce and complaint we
   expect(withMetadata.toString()).toBe(`X-PM-Metadata-herald-mail-id: mail_abc-123_X\r\n${raw.toString()}`);
   expect((await simpleParser(withMetadata)).headers.get('x-pm-metadata-herald-mail-id')).toBe('mail_abc-123_X');
 });
+
+it.each([
+  ['refuses Herald\'s login (AUTH)', async () => { const box = await sink({ refuseAuth: true }); return box.url.replace('smtp://', 'smtp://user:wrong@'); }],
+  ['fails TLS (smtps:// to a server that speaks no TLS)', async () => (await sink()).url.replace('smtp://', 'smtps://')],
+])('moves the traffic of a relay that %s to the next one', async (_what, firstUrl) => {
+  const second = await sink();
+  const { router: relays, health } = router([{ name: 'first', url: await firstUrl() }, { name: 'second', url: second.url }]);
+  const answers = await Promise.all(['a', 'b', 'c'].map((name) => relays.sendMail(message(`${name}@example.net`))));
+  expect(answers.map((answer) => answer.relay)).toEqual(['second', 'second', 'second']);
+  expect([...to(second)].sort()).toEqual(['a@example.net', 'b@example.net', 'c@example.net']);
+  expect(health).toEqual(['first down']);
+});
