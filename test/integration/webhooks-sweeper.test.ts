@@ -14,11 +14,11 @@ let herald: TestHerald;
 let acme: NewAccount;
 let receiver: WebhookReceiver;
 
-const BACKLOG = 400;
+const BACKLOG = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  // Small requests, one at a time: a backlog of 400 events (80 requests) takes seconds, long enough to be cut in the middle.
+  // Small requests, one at a time: a backlog of a thousand events takes seconds, long enough to be cut in the middle (400 was not, on a busy machine).
   [herald, receiver] = await Promise.all([startTestHerald({ webhookTuning: { maxEventsPerRequest: 5, concurrency: 1 } }), startWebhookReceiver()]);
   acme = await herald.newAccount();
   // Sweeps run when the test says so, not on the minute.
