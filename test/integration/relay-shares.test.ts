@@ -67,12 +67,14 @@ it('holds a relay\'s connections and rate across two worker processes, and gives
   const sends = (router: RelayRouter, prefix: string) => Promise.all(Array.from({ length: 40 }, (_, i) => router.sendMail(message(`${prefix}${i}@example.net`))));
   // Renewed while they send (as every second in a worker): both active, an even split still.
   const renewing = setInterval(() => { void one.leases.tick(); void two.leases.tick(); }, 200);
+  const startedAt = performance.now();
   await Promise.all([sends(one.router, 'a'), sends(two.router, 'b')]).finally(() => clearInterval(renewing));
+  const tookMs = performance.now() - startedAt;
   expect(sink.received).toHaveLength(80);
   expect(sink.mostOpenAtOnce).toBeLessThanOrEqual(2);
-  const times = sink.received.map((mail) => mail.at).sort((a, b) => a - b);
-  // Each process at 20 a second (+1 of burst, +3 of jitter between acceptance and arrival): at most 48 in any second together.
-  for (const start of times) expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(48);
+  // Each process at 20 a second, not 40: 40 messages each take (40 - 1 of burst) / 20 s at least
+  // (a slower machine only makes it longer; the spacing itself: test/unit/rate-limit.test.ts).
+  expect(tookMs).toBeGreaterThanOrEqual(1900);
 
   // Only the first sends now: the second's renewals show it idle, and the first, renewing after
   // a send, gets the rate but the second's trickle; the second keeps the trickle.

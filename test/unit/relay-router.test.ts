@@ -123,15 +123,15 @@ it('fails with the relay\'s trouble when every relay that matches is down, and s
   expect(health).toEqual(['first down', 'second down', 'first up']);
 });
 
-it('holds a relay to its rate: no second with more than the rate (and its twentieth of a second of burst)', async () => {
+it('holds a relay to its rate: sixty messages at 40 a second take their second and a half', async () => {
   const box = await sink();
   const { router: relays } = router([{ name: 'slow', url: box.url, ratePerSecond: 40 }]);
+  const startedAt = performance.now();
   await Promise.all(Array.from({ length: 60 }, (_, i) => relays.sendMail(message(`r${i}@example.net`))));
-  const times = box.received.map((mail) => mail.at).sort((a, b) => a - b);
-  // In any second, at most 40 (+2 of burst, +4 for the jitter between the relay's acceptance of
-  // each message and its arrival here); so 60 took about a second and a half.
-  for (let i = 0; i < times.length; i++) expect(times.filter((t) => t >= times[i] && t < times[i] + 1000).length).toBeLessThanOrEqual(46);
-  expect(times.at(-1)! - times[0]).toBeGreaterThanOrEqual(1250); // (60 - 2) / 40 s, less the jitter
+  // A slower machine only makes it longer: (60 - 2 of burst) / 40 s at least. The spacing within any
+  // second is the limiter's own, tested on a clock of its own (test/unit/rate-limit.test.ts).
+  expect(performance.now() - startedAt).toBeGreaterThanOrEqual(1450);
+  expect(box.received).toHaveLength(60);
 });
 
 it('gives Postmark the mail_id as metadata, a header its bounce and complaint webhooks return (core/bounces/postmark.ts)', async () => {
