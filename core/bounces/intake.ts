@@ -9,11 +9,13 @@
 // Each report's event has a track_id derived from the report (its Message-ID), so a report
 // delivered twice records one event; the suppression and the contact's state are idempotent too.
 // Everything is stored before this resolves: the listener answers 250 only then.
+import { TurnBatch } from '../../adapters/batching/turn-batch';
+import { perStore } from '../../adapters/store/per-store';
 import { errors } from '../shared/errors';
 import { eventOfSentMail, recordEvents } from '../tracking/events';
 import { metrics } from '../../adapters/metrics/registry';
 import type { ContactState, EventDoc, MessageDoc, Store } from '../../adapters/store/store';
-import { suppress } from '../sending/suppressions';
+import { suppressMany } from '../sending/suppressions';
 import { trackingSecret } from '../content/tracking/secret';
 import { normaliseEmail } from '../accounts/users';
 import { outcomeOf, type ReportOutcome } from './outcome';
@@ -52,30 +54,72 @@ export async function takeReport(deps: ReportDeps, raw: Buffer, to: Exclude<Boun
   });
 }
 
+/** One report about one message Herald sent: `outcomeFor` reads it for the message's recipient. */
+export interface FeedbackItem {
+  mailId: string;
+  outcomeFor: (email: string) => ReportOutcome;
+  /** Names the report (its Message-ID, the provider's event id): the same report taken twice records one event. */
+  uniqueness: string;
+}
+
 /**
  * Records what a report (a DSN or ARF by mail, a provider's webhook event, the generic bounces API)
- * says of one message Herald sent: `outcomeFor` reads it for the message's recipient. `uniqueness`
- * names the report (its Message-ID, the provider's event id): the same report taken twice records
- * one event. `notYetRecorded`: a mail_id with no ledger row is answered 503 (try again), not
- * "nothing", because it was certainly sent by Herald (its ledger row may be a moment behind).
+ * says of one message Herald sent. `notYetRecorded`: a mail_id with no ledger row is answered 503
+ * (try again), not "nothing", because it was certainly sent by Herald (its ledger row may be a
+ * moment behind).
  */
 export async function recordFeedback(
   store: Store, mailId: string, outcomeFor: (email: string) => ReportOutcome, uniqueness: string, options: { notYetRecorded?: boolean } = {},
 ): Promise<ReportResult> {
-  const sent = await sentMessage(store, mailId);
-  if (!sent) {
-    if (options.notYetRecorded) throw errors.unavailable('The message of this return path is not recorded yet, try again later');
-    return { recorded: 'nothing', why: 'the reported message is not in the send ledger', mailId };
+  const result = await feedbackBatches(store).add({ mailId, outcomeFor, uniqueness });
+  if (options.notYetRecorded && result.recorded === 'nothing' && !result.account) {
+    throw errors.unavailable('The message of this return path is not recorded yet, try again later');
   }
-  const { account } = sent;
-  if (sent.status !== 'sent') return { recorded: 'nothing', why: `the message was not sent (${sent.status})`, account, mailId };
-  const outcome = outcomeFor(sent.event.email);
-  if (outcome.kind === 'none') return { recorded: 'nothing', why: outcome.why, account, mailId };
-  await recordOutcome(store, sent.event, outcome, uniqueness);
-  const email = sent.event.email;
-  return outcome.kind === 'bounce'
-    ? { recorded: 'bounce', account, mailId, email, bounceType: outcome.bounceType }
-    : { recorded: 'complaint', account, mailId, email };
+  return result;
+}
+
+/** Reports arriving in the same turn (a provider's batch, concurrent webhook requests) are recorded together. */
+const feedbackBatches = perStore((store) => new TurnBatch<FeedbackItem, ReportResult>(
+  async (items) => (await recordFeedbacks(store, items)).map((value) => ({ value })),
+));
+
+/**
+ * Records many reports at once: one read of the ledger rows, one insert of the events, one write of
+ * the suppressions and one update of the contacts per account and state, whatever the number.
+ * Results in the items' order.
+ */
+async function recordFeedbacks(store: Store, items: FeedbackItem[]): Promise<ReportResult[]> {
+  const rows = await sentMessages(store, [...new Set(items.map((item) => item.mailId))]);
+  const at = new Date();
+  const events: EventDoc[] = [];
+  const lasting: AddressFeedback[] = [];
+  const results = items.map((item): ReportResult => {
+    const { mailId } = item;
+    const sent = rows.get(mailId);
+    if (!sent) return { recorded: 'nothing', why: 'the reported message is not in the send ledger', mailId };
+    const { account } = sent;
+    if (sent.status !== 'sent') return { recorded: 'nothing', why: `the message was not sent (${sent.status})`, account, mailId };
+    const email = sent.event.email;
+    const outcome = item.outcomeFor(email);
+    if (outcome.kind === 'none') return { recorded: 'nothing', why: outcome.why, account, mailId };
+    events.push(outcome.kind === 'bounce'
+      ? eventOfSentMail(sent.event, 'track.mail.bounced', at, item.uniqueness, { bounce_type: outcome.bounceType, message: outcome.message })
+      : eventOfSentMail(sent.event, 'track.mail.unsubscribed', at, item.uniqueness, { reason: 'spam_fbl' }));
+    if (outcome.kind === 'complaint' || outcome.bounceType === 'hard') {
+      lasting.push({ account: sent.event.account, email, kind: outcome.kind === 'bounce' ? 'hard' : 'complaint' });
+    }
+    return outcome.kind === 'bounce'
+      ? { recorded: 'bounce', account, mailId, email, bounceType: outcome.bounceType }
+      : { recorded: 'complaint', account, mailId, email };
+  });
+  const bounces = events.filter((event) => event.track_type === 'track.mail.bounced');
+  const complaints = events.filter((event) => event.track_type !== 'track.mail.bounced');
+  await Promise.all([
+    recordEvents(store, bounces).then((inserted) => { if (inserted > 0) metrics.messages.inc({ outcome: 'bounced' }, inserted); }),
+    recordEvents(store, complaints),
+    recordAddressFeedbacks(store, lasting, at),
+  ]);
+  return results;
 }
 
 /**
@@ -93,26 +137,16 @@ export function reportedMailId(report: Report, secret: Buffer, bounceDomain: str
   return mailIdOfMessageId(report.reported.messageId);
 }
 
-/** The ledger row of a mail_id: the mail_id is unique across accounts, and the row says whose it is. */
-async function sentMessage(store: Store, mailId: string): Promise<Pick<MessageDoc, 'account' | 'status' | 'event'> | undefined> {
-  const row = await store.messages.findOne({ _id: mailId }, { projection: { account: 1, status: 1, event: 1 } });
-  return row ?? undefined;
+/** The ledger rows of mail_ids: a mail_id is unique across accounts, and its row says whose it is. */
+async function sentMessages(store: Store, mailIds: string[]): Promise<Map<string, Pick<MessageDoc, '_id' | 'account' | 'status' | 'event'>>> {
+  const rows = mailIds.length === 1
+    ? [await store.messages.findOne({ _id: mailIds[0] }, { projection: { account: 1, status: 1, event: 1 } })].filter((row) => row !== null)
+    : await store.messages.find({ _id: { $in: mailIds } }, { projection: { account: 1, status: 1, event: 1 } }).toArray();
+  return new Map(rows.map((row) => [row._id, row]));
 }
 
-async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<ReportOutcome, { kind: 'none' }>, uniqueness: string): Promise<void> {
-  const at = new Date();
-  const { account, email } = sent;
-  const event = outcome.kind === 'bounce'
-    ? eventOfSentMail(sent, 'track.mail.bounced', at, uniqueness, { bounce_type: outcome.bounceType, message: outcome.message })
-    : eventOfSentMail(sent, 'track.mail.unsubscribed', at, uniqueness, { reason: 'spam_fbl' });
-  const lasting = outcome.kind === 'complaint' || outcome.bounceType === 'hard';
-  await Promise.all([
-    recordEvents(store, [event]).then((inserted) => {
-      if (inserted > 0 && outcome.kind === 'bounce') metrics.messages.inc({ outcome: 'bounced' });
-    }),
-    lasting ? recordAddressFeedback(store, account, email, outcome.kind === 'bounce' ? 'hard' : 'complaint', at) : undefined,
-  ]);
-}
+/** What a hard bounce or a complaint does to an address of an account. */
+export interface AddressFeedback { account: string; email: string; kind: 'hard' | 'complaint' }
 
 /**
  * What a hard bounce or a complaint does to the address, with or without a message to record it
@@ -120,18 +154,36 @@ async function recordOutcome(store: Store, sent: EventDoc, outcome: Exclude<Repo
  * (reason bounced or complained, source report) and the contact's state. Idempotent.
  */
 export async function recordAddressFeedback(store: Store, account: string, email: string, kind: 'hard' | 'complaint', at = new Date()): Promise<void> {
+  await recordAddressFeedbacks(store, [{ account, email, kind }], at);
+}
+
+async function recordAddressFeedbacks(store: Store, reports: AddressFeedback[], at: Date): Promise<void> {
+  if (reports.length === 0) return;
+  // A complaint outranks a hard bounce of the same address in the same batch.
+  const byAddress = new Map<string, AddressFeedback>();
+  for (const report of reports) {
+    const key = `${report.account}:${normaliseEmail(report.email)}`;
+    if (byAddress.get(key)?.kind !== 'complaint') byAddress.set(key, { ...report, email: normaliseEmail(report.email) });
+  }
+  const unique = [...byAddress.values()];
   await Promise.all([
-    suppress(store, account, email, kind === 'hard' ? 'bounced' : 'complained', 'report'),
-    markContact(store, account, email, kind === 'hard' ? 'BOUNCED' : 'COMPLAINED', at),
+    suppressMany(store, unique.map(({ account, email, kind }) => ({ account, email, reason: kind === 'hard' ? 'bounced' : 'complained' })), 'report'),
+    ...groupBy(unique, (r) => `${r.account}\n${r.kind}`).map((group) => markContacts(store, group[0].account, group.map((r) => r.email), group[0].kind === 'hard' ? 'BOUNCED' : 'COMPLAINED', at)),
   ]);
 }
 
 /**
- * The account's contact of that address, if there is one, takes the state. A complaint outranks
+ * The account's contacts of those addresses, if there are, take the state. A complaint outranks
  * everything (the person said so); a hard bounce does not turn a COMPLAINED contact BOUNCED.
  */
-async function markContact(store: Store, account: string, email: string, state: ContactState, at: Date): Promise<void> {
-  const contact = await store.contacts.findOne({ account, email: normaliseEmail(email) }, { projection: { _id: 1, state: 1 } });
-  if (!contact || contact.state === state || (state === 'BOUNCED' && contact.state === 'COMPLAINED')) return;
-  await store.contacts.updateOne({ _id: contact._id, account }, { $set: { state, lastModified: at, inactivated: at } });
+async function markContacts(store: Store, account: string, emails: string[], state: ContactState, at: Date): Promise<void> {
+  const outranked: ContactState[] = state === 'BOUNCED' ? ['BOUNCED', 'COMPLAINED'] : ['COMPLAINED'];
+  const email = emails.length === 1 ? emails[0] : { $in: emails };
+  await store.contacts.updateMany({ account, email, state: { $nin: outranked } }, { $set: { state, lastModified: at, inactivated: at } });
+}
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return [...groups.values()];
 }

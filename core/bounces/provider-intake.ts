@@ -1,6 +1,7 @@
 // Records the events of one provider's webhook request: each finds Herald's message (its mail_id,
 // from the provider's metadata or the Message-ID Herald set) and goes through recordFeedback, the
-// one way a bounce or complaint about a sent message is recorded. An event is named by the
+// one way a bounce or complaint about a sent message is recorded (a request's events, and
+// concurrent requests', are recorded together: core/bounces/intake.ts). An event is named by the
 // provider's id of it, so a provider that retries (or sends an event twice) records it once.
 //
 // Events about no message Herald sent (mail sent around Herald through the same provider account,
@@ -21,35 +22,25 @@ export interface FeedbackSummary {
   ignored: number;
 }
 
-/** Events of one request recorded at once, at most (a SendGrid batch may hold thousands). */
-const CONCURRENCY = 16;
-
 export async function recordProviderEvents(store: Store, provider: FeedbackProvider, events: ProviderEvent[]): Promise<FeedbackSummary> {
-  const results: ReportResult[] = [];
-  for (let start = 0; start < events.length; start += CONCURRENCY) {
-    results.push(...await Promise.all(events.slice(start, start + CONCURRENCY).map((event) => recordProviderEvent(store, provider, event))));
-  }
-  const recorded = results.filter((r) => r.recorded !== 'nothing').length;
-  const summary = { events: events.length, recorded, ignored: events.length - recorded };
+  const recorded = await Promise.all(events.map((event) => recordProviderEvent(store, provider, event)));
+  const summary = { events: events.length, recorded: recorded.filter(Boolean).length, ignored: events.length - recorded.filter(Boolean).length };
   // After the events are stored, so "last report" means one taken: the console shows it beside
   // the provider's URL (a webhook never called is the usual set-up mistake).
   await noteProviderReport(store, provider, summary);
   return summary;
 }
 
-async function recordProviderEvent(store: Store, provider: FeedbackProvider, event: ProviderEvent): Promise<ReportResult> {
-  if (event.outcome.kind === 'none') {
-    countFeedback(provider, 'ignored');
-    return { recorded: 'nothing', why: event.outcome.why };
-  }
-  const mailId = mailIdOfEvent(event);
+/** Records the event if it names a message of Herald's; true when it recorded a bounce or complaint. */
+async function recordProviderEvent(store: Store, provider: FeedbackProvider, event: ProviderEvent): Promise<boolean> {
+  const mailId = event.outcome.kind === 'none' ? undefined : mailIdOfEvent(event);
   if (!mailId) {
-    countFeedback(provider, 'unknown');
-    return { recorded: 'nothing', why: 'the event names no message Herald sent' };
+    countFeedback(provider, event.outcome.kind === 'none' ? 'ignored' : 'unknown');
+    return false;
   }
   const result = await recordFeedback(store, mailId, (email) => outcomeForRecipient(event, email), `${provider}:${event.id}`);
   countFeedback(provider, outcomeLabel(result));
-  return result;
+  return result.recorded !== 'nothing';
 }
 
 export function outcomeLabel(result: ReportResult): string {

@@ -13,9 +13,21 @@ export const idOf = (account: string, email: string) => `${account}:${normaliseE
 export async function suppress(
   store: Store, account: string, email: string, reason: SuppressionDoc['reason'], source?: SuppressionSource,
 ): Promise<boolean> {
-  const doc: SuppressionDoc = { _id: idOf(account, email), account, email: normaliseEmail(email), reason, created: new Date(), ...(source ? { source } : {}) };
-  const { upsertedCount } = await store.suppressions.updateOne({ _id: doc._id, account }, { $setOnInsert: doc }, { upsert: true });
-  return upsertedCount > 0;
+  return (await suppressMany(store, [{ account, email, reason }], source)) > 0;
+}
+
+/** Suppresses each address (kept as it is when already listed): one write for all. Answers how many were new. */
+export async function suppressMany(
+  store: Store, entries: Array<{ account: string; email: string; reason: SuppressionDoc['reason'] }>, source?: SuppressionSource,
+): Promise<number> {
+  const created = new Date();
+  const upserts = entries.map(({ account, email, reason }) => {
+    const doc: SuppressionDoc = { _id: idOf(account, email), account, email: normaliseEmail(email), reason, created, ...(source ? { source } : {}) };
+    return { filter: { _id: doc._id, account }, update: { $setOnInsert: doc }, upsert: true };
+  });
+  if (upserts.length === 0) return 0;
+  if (upserts.length === 1) return (await store.suppressions.updateOne(upserts[0].filter, upserts[0].update, { upsert: true })).upsertedCount;
+  return (await store.suppressions.bulkWrite(upserts.map((updateOne) => ({ updateOne })), { ordered: false })).upsertedCount;
 }
 
 /** Which of the addresses get no mail (lowercase): two queries, each answered by a unique index. */

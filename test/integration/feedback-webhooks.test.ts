@@ -24,7 +24,7 @@ let herald: TestHerald;
 let acme: NewAccount;
 let fakeSns: Awaited<ReturnType<typeof startFakeSns>>;
 let sent: Map<string, SentMessage>;
-const EMAILS = ['ses.hard', 'ses.complaint', 'ses.untouched', 'sg.hard', 'sg.soft', 'mg.hard', 'mg.complaint', 'pm.hard', 'pm.complaint'].map((n) => `${n}@example.org`);
+const EMAILS = ['ses.hard', 'ses.complaint', 'ses.untouched', 'sg.hard', 'sg.soft', 'sg.both', 'sg.many1', 'sg.many2', 'mg.hard', 'mg.complaint', 'pm.hard', 'pm.complaint'].map((n) => `${n}@example.org`);
 
 beforeAll(async () => {
   fakeSns = await startFakeSns(pki, { [new URL(CERT_URL).pathname]: pki.signing.cert });
@@ -173,6 +173,26 @@ describe('SendGrid Event Webhook', () => {
     // SendGrid's retry: signed anew, the same events.
     expect((await post('sendgrid', body, sendgridHeaders(sendgrid.privateKey, body))).status).toBe(200);
     expect(await stateOf('sg.hard@example.org')).toEqual(hardState);
+  });
+
+  it('records a batch in one go: a complaint outranks a hard bounce of the same message, an event twice in it counts once', async () => {
+    const bounce = (email: string) => event(email, { event: 'bounce', type: 'bounce', reason: '550 5.1.1 No such user', status: '5.1.1' });
+    const repeated = bounce('sg.many1@example.org');
+    const body = JSON.stringify([bounce('sg.both@example.org'), event('sg.both@example.org', { event: 'spamreport' }), repeated, repeated, bounce('sg.many2@example.org')]);
+    const answer = await post('sendgrid', body, sendgridHeaders(sendgrid.privateKey, body));
+    expect(answer).toEqual({ status: 200, body: { success: true, data: { events: 5, recorded: 5, ignored: 0 } } });
+    const both = await stateOf('sg.both@example.org');
+    expect(both.events).toHaveLength(2);
+    expect(both).toEqual({
+      events: expect.arrayContaining([
+        { track_type: 'track.mail.bounced', bounce_type: 'hard', reason: undefined, message: '550 5.1.1 No such user\nStatus: 5.1.1' },
+        { track_type: 'track.mail.unsubscribed', bounce_type: undefined, reason: 'spam_fbl', message: undefined },
+      ]),
+      suppression: { reason: 'complained', source: 'report' }, contact: 'COMPLAINED',
+    });
+    const once = { events: [{ track_type: 'track.mail.bounced', bounce_type: 'hard', reason: undefined, message: '550 5.1.1 No such user\nStatus: 5.1.1' }], suppression: { reason: 'bounced', source: 'report' }, contact: 'BOUNCED' };
+    expect(await stateOf('sg.many1@example.org')).toEqual(once);
+    expect(await stateOf('sg.many2@example.org')).toEqual(once);
   });
 
   it('refuses a forged signature, an old timestamp (replay), a body that is not an array; nothing changes', async () => {
