@@ -36,6 +36,15 @@ interface Member {
   postmark: boolean;
 }
 
+/** How long a relay may take before it counts as timed out (and is down): to connect, to greet, to answer a command. */
+export interface RelayTimeouts { connectionMs: number; greetingMs: number; socketMs: number }
+
+/** Connecting 10 s; the greeting 15 s (greet-delaying MTAs such as postscreen wait ~6 s); a command a minute. */
+export const RELAY_TIMEOUTS: RelayTimeouts = { connectionMs: 10_000, greetingMs: 15_000, socketMs: 60_000 };
+
+/** The router's timings: tests shorten them. */
+export interface RouterTimings { downTimes?: DownTimes; timeouts?: RelayTimeouts }
+
 /** An SMTP error that says the relay itself is unusable now, not that it refused this message. */
 export function isRelayDown(error: unknown): boolean {
   const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown };
@@ -67,7 +76,8 @@ export interface RelayRouter extends RelaySender {
   states(): Array<{ name: string; up: boolean }>;
 }
 
-export function createRelayRouter(relays: RelayDefinition[], events: RouterEvents = {}, downTimes: DownTimes = DOWN_TIMES): RelayRouter {
+export function createRelayRouter(relays: RelayDefinition[], events: RouterEvents = {}, timings: RouterTimings = {}): RelayRouter {
+  const { downTimes = DOWN_TIMES, timeouts = RELAY_TIMEOUTS } = timings;
   const members: Member[] = relays.map((definition) => {
     const url = new URL(definition.url);
     const user = decodeURIComponent(url.username);
@@ -75,8 +85,9 @@ export function createRelayRouter(relays: RelayDefinition[], events: RouterEvent
       host: url.hostname,
       port: Number(url.port) || (url.protocol === 'smtps:' ? 465 : 25),
       secure: url.protocol === 'smtps:',
-      connectionTimeout: 10000,
-      socketTimeout: 60000,
+      connectionTimeout: timeouts.connectionMs,
+      greetingTimeout: timeouts.greetingMs,
+      socketTimeout: timeouts.socketMs,
     }, url.username ? { user, credentials: { user, pass: decodeURIComponent(url.password) } } : undefined, definition.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     return {
       definition,

@@ -1,9 +1,10 @@
 // Several relays as one sender (adapters/relay/router.ts), against real SMTP servers: a message
-// goes to the first relay whose conditions match; a relay that refuses connections, answers 421
-// or drops its session is marked down and its traffic moves to the next one that may take it; it
+// goes to the first relay whose conditions match; a relay that refuses connections, answers 421,
+// times out (its timeouts shortened here) or drops its session is marked down and its traffic moves to the next one that may take it; it
 // comes back once it answers; a refusal about one message stays that message's; a rate limit holds.
+import net from 'node:net';
 import { simpleParser } from 'mailparser';
-import { createRelayRouter, isPostmark, withPostmarkMetadata, type RelayRouter } from '../../adapters/relay/router';
+import { createRelayRouter, isPostmark, withPostmarkMetadata, type RelayRouter, type RelayTimeouts } from '../../adapters/relay/router';
 import type { RelayDefinition, Stream } from '../../adapters/relay/routes';
 import { classifyRelayFailure, type RelayMessage } from '../../adapters/relay/transport';
 import { startSmtpSink, type SinkOptions } from '../support/smtp-sink';
@@ -22,9 +23,9 @@ async function sink(options: SinkOptions = {}): Promise<Sink> {
   return made;
 }
 
-function router(relays: RelayDefinition[], downMs = 60_000) {
+function router(relays: RelayDefinition[], downMs = 60_000, timeouts?: RelayTimeouts) {
   const health: string[] = [];
-  const made = createRelayRouter(relays, { health: (relay, up) => health.push(`${relay} ${up ? 'up' : 'down'}`) }, { firstDownMs: downMs, maxDownMs: downMs });
+  const made = createRelayRouter(relays, { health: (relay, up) => health.push(`${relay} ${up ? 'up' : 'down'}`) }, { downTimes: { firstDownMs: downMs, maxDownMs: downMs }, timeouts });
   routers.push(made);
   return { router: made, health };
 }
@@ -82,6 +83,39 @@ it.each([
   expect([...to(second)].sort()).toEqual([...recipients].sort()); // each once: the first relay took none of them
   expect(health).toEqual(['first down']);
   expect(relays.states()).toEqual([{ name: 'first', up: false }, { name: 'second', up: true }]);
+});
+
+/** A relay that takes the connection and then says nothing: not its greeting, or (`greets`) nothing after EHLO. */
+async function silentRelay(greets: boolean): Promise<string> {
+  const server = net.createServer((socket) => {
+    silentSockets.push(socket);
+    socket.on('error', () => undefined);
+    if (!greets) return;
+    socket.write('220 relay.example ESMTP\r\n');
+    socket.once('data', () => socket.write('250 relay.example\r\n')); // EHLO; MAIL FROM is never answered
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  silentServers.push(server);
+  return `smtp://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+}
+const silentServers: net.Server[] = [];
+const silentSockets: net.Socket[] = [];
+afterEach(async () => {
+  for (const socket of silentSockets.splice(0)) socket.destroy();
+  await Promise.all(silentServers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+it.each([
+  ['never greets', false],
+  ['stops answering mid-session', true],
+])('moves the traffic of a relay that times out (%s) to the next one, each message once', async (_what, greets) => {
+  const second = await sink();
+  const { router: relays, health } = router([{ name: 'first', url: await silentRelay(greets) }, { name: 'second', url: second.url }], 60_000, { connectionMs: 2000, greetingMs: 2000, socketMs: 2000 });
+  const recipients = Array.from({ length: 10 }, (_, i) => `t${i}@example.net`);
+  const answers = await Promise.all(recipients.map((recipient) => relays.sendMail(message(recipient))));
+  expect(new Set(answers.map((answer) => answer.relay))).toEqual(new Set(['second']));
+  expect([...to(second)].sort()).toEqual([...recipients].sort());
+  expect(health).toEqual(['first down']);
 });
 
 it('tries a relay that was down again after its wait, and it is up once it takes a message', async () => {
