@@ -4,9 +4,10 @@
 // active processes, an idle one keeping a trickle (IDLE_SHARE of the rate) until its next renewal
 // shows it active, so a campaign sent by one worker of several gets the whole rate; a process
 // never takes more than the others' leases leave of it (so a shift from one process to another
-// takes two renewals, and the sum never passes the rate); and its `maxConnections` as evenly
-// as whole connections allow (the processes in id order take the spare ones; a process past the
-// cap gets none and its messages for that relay wait). A process that stops renewing (stopped,
+// takes two renewals, and the sum never passes the rate; a process turning active says so in its
+// lease before it raises its rate, so two turning active at once each see the other's); and its
+// `maxConnections` as evenly as whole connections allow (the processes in id order take the spare
+// ones; a process past the cap gets none and its messages for that relay wait). A process that stops renewing (stopped,
 // killed) leaves the split within the lease's 5 s. The leases also carry how each process sees its
 // relays (up, counts), which the API shows without asking workers.
 import { randomUUID } from 'node:crypto';
@@ -85,6 +86,8 @@ export function shareRelays(
   const applied = new Map<string, RelayShare>();
   /** Messages each relay had from this process at the last renewal: more now means active. */
   const seen = new Map<string, number>();
+  /** Whether this process's lease of each relay, as last written, said it was active. */
+  const announced = new Map<string, boolean>();
   const attemptsOf = (counts: RelayCounts) => counts.sent + counts.deferred + counts.failed + counts.trouble;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -112,6 +115,11 @@ export function shareRelays(
         share.ratePerSecond = Math.max(0, Math.min(share.ratePerSecond, relay.ratePerSecond! - taken));
       }
       const before = applied.get(relay.name);
+      // Turning active, a process first says so and raises its rate only at the next renewal: two
+      // processes turning active at once would each count on the other's idle trickle otherwise.
+      if (active && !announced.get(relay.name) && before?.ratePerSecond !== undefined && share.ratePerSecond !== undefined) {
+        share.ratePerSecond = Math.min(share.ratePerSecond, before.ratePerSecond);
+      }
       if (!before || before.ratePerSecond !== share.ratePerSecond || before.maxConnections !== share.maxConnections) {
         target.share(relay.name, share);
         applied.set(relay.name, share);
@@ -119,6 +127,7 @@ export function shareRelays(
       leases.push({ _id: `${relay.name}:${process}`, relay: relay.name, process, expiresAt, active, ratePerSecond: share.ratePerSecond, ...state });
     }
     await store.relayLeases.bulkWrite(leases.map(({ _id, ...lease }) => ({ replaceOne: { filter: { _id }, replacement: lease, upsert: true } })));
+    for (const lease of leases) announced.set(lease.relay, lease.active);
     // Leases long expired (processes gone): the embedded store has no TTL index to remove them.
     await store.relayLeases.deleteMany({ expiresAt: { $lt: new Date(now.getTime() - 60_000) } });
   }

@@ -101,3 +101,27 @@ it('holds a relay\'s connections and rate across two worker processes, and gives
   const lease = await store.relayLeases.findOne({ process: one.leases.process });
   expect(lease).toMatchObject({ relay: 'bulk', up: true });
 }, 60_000);
+
+it('never gives out more than the rate when idle processes turn active together: a process raises its share only once its lease has said it is active', async () => {
+  const relays: RelayDefinition[] = [{ name: 'together', url: sink.url, ratePerSecond: 100, maxConnections: 3 }];
+  const [a, b, c] = [await workerProcess(relays), await workerProcess(relays), await workerProcess(relays)];
+  const send = (worker: typeof a, recipient: string) => worker.router.sendMail(message(recipient));
+  const rates = () => [a, b].map((worker) => worker.leases.shareOf('together')!.ratePerSecond!);
+  for (let round = 0; round < 2; round++) for (const worker of [a, b, c]) await worker.leases.tick(); // all idle: a third each
+  // The third sends alone for a while: the other two keep a trickle each.
+  for (let round = 0; round < 3; round++) {
+    await send(c, `c${round}@example.net`);
+    for (const worker of [c, a, b]) await worker.leases.tick();
+  }
+  expect(rates()).toEqual([100 * IDLE_SHARE, 100 * IDLE_SHARE]);
+  // It stops; the two others both start sending, and renew at the same moment, round after round.
+  await c.leases.stop();
+  const sums: number[] = [];
+  for (let round = 0; round < 4; round++) {
+    await Promise.all([send(a, `a${round}@example.net`), send(b, `b${round}@example.net`)]);
+    await Promise.all([a.leases.tick(), b.leases.tick()]);
+    sums.push(rates()[0] + rates()[1]);
+  }
+  for (const sum of sums) expect(sum).toBeLessThanOrEqual(100 + 1e-9);
+  expect(rates()).toEqual([expect.closeTo(50, 5), expect.closeTo(50, 5)]); // and they do get it, half each
+});
