@@ -4,6 +4,8 @@
 // Opt-in, for scenarios that tell streams apart or time each message: {track: prefix} counts the
 // recipients whose address starts with the prefix on their own (waitFor and count then take the
 // prefix), and with `times` keeps each such address's arrival time, which {arrivals: prefix} returns.
+// {refuse: prefix} answers 550 to every recipient starting with it from then on (an address that
+// does not exist: the message fails, and is not counted).
 import { fork, type ChildProcess } from 'node:child_process';
 import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -11,10 +13,10 @@ import { within } from './support';
 
 type ToSink =
   | { waitFor: number; prefix?: string } | { count: true; prefix?: string }
-  | { track: string; times: boolean } | { arrivals: string } | { clock: true } | { crash: true };
+  | { track: string; times: boolean } | { arrivals: string } | { clock: true } | { crash: true } | { refuse: string };
 type FromSink =
   | { ready: true; port: number } | { reached: number; prefix?: string } | { count: number; prefix?: string } | { crashed: number }
-  | { tracking: string } | { arrivals: Array<[string, number]>; prefix: string } | { clock: number };
+  | { tracking: string } | { arrivals: Array<[string, number]>; prefix: string } | { clock: number } | { refusing: string };
 
 /** Absolute milliseconds with sub-millisecond precision, comparable between processes and threads of one machine. */
 export const absoluteNow = () => performance.timeOrigin + performance.now();
@@ -28,6 +30,7 @@ function main(): void {
   let crashed = false;
   const sockets = new Set<Socket>();
   const tracked = new Map<string, Tracked>();
+  const refused: string[] = [];
   const waiting: Array<{ n: number; prefix?: string }> = [];
   const countOf = (prefix?: string) => (prefix === undefined ? count : tracked.get(prefix)?.count ?? 0);
   const report = () => {
@@ -40,6 +43,10 @@ function main(): void {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo({ address }, _session, callback) {
+      if (refused.some((prefix) => address.startsWith(prefix))) callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
+      else callback();
+    },
     onData(stream, session, callback) {
       stream.on('end', () => {
         if (crashed) return;
@@ -72,6 +79,9 @@ function main(): void {
       server.server.close();
       for (const socket of sockets) socket.destroy();
       process.send?.({ crashed: absoluteNow() });
+    } else if ('refuse' in message) {
+      refused.push(message.refuse);
+      process.send?.({ refusing: message.refuse });
     } else process.send?.({ clock: absoluteNow() });
   });
   // The parent going away (crash, Ctrl-C) must not leave the sink running.
@@ -104,6 +114,8 @@ export interface CountingSink {
   clockOffsetMs(): Promise<number>;
   /** Dies as a relay does (its connections cut, its port closed) but still answers: resolves with the moment (sink's clock). */
   crash(): Promise<number>;
+  /** From now on, refuses (550) every recipient whose address starts with `prefix`. */
+  refuse(prefix: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -153,6 +165,9 @@ export async function startCountingSink(): Promise<CountingSink> {
     },
     async crash() {
       return (await ask({ crash: true }, (m): m is { crashed: number } => 'crashed' in m, 'crash')).crashed;
+    },
+    async refuse(prefix) {
+      await ask({ refuse: prefix }, (m): m is { refusing: string } => 'refusing' in m && m.refusing === prefix, 'refuse');
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -2,6 +2,7 @@
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
 import { quietTemporalRuntime } from '../adapters/temporal/runtime';
 import { runCampaignMessage } from './campaign-message';
+import { runCampaignResend } from './campaign-resend';
 import { runCampaignSend } from './campaign-send';
 import { runConsoleContacts } from './console-contacts';
 import { runConsoleReports } from './console-reports';
@@ -53,6 +54,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'relay-path': () => runRelayPath(),
   // A 100k-contact campaign launched end to end (worker in its own process) to a counting sink, beside prebuilt raw MIME of its own messages sent by nodemailer.
   'campaign-send': () => runCampaignSend(),
+  // A SENT 100k-contact campaign's resend rounds 1-3, nothing failed and 1% failed, beside its launch; the API's p99 meanwhile.
+  'campaign-resend': () => runCampaignResend(),
   // Single sends at half the sustained rate, 202 to the relay, idle then while a 100k-contact campaign sends through the same worker, beside the campaign's rate alone.
   'transactional-latency': () => runTransactionalLatency(),
   // campaign-send's message alone, on one core: its size and the plan's per-recipient render (no stack).
