@@ -11,7 +11,7 @@ import { PermanentFailure } from '../shared/permanent-failure';
 import { recordUnsent } from '../sending/give-up';
 import { LedgerWriter } from '../sending/ledger';
 import { sendMessages, SendingStopped, type LoopControls, type MessageLoopDeps, type OutgoingMessage, type SendLog } from '../sending/message-loop';
-import { readLedger, resumeFromLedger, type OutcomeCounts } from '../sending/resume';
+import { readLedger, resumeFromLedger, type LedgerOutcome, type OutcomeCounts } from '../sending/resume';
 import { TASK_INPUT_ERROR, type ProgressReport } from '../tasks/tasks';
 import type { CampaignDoc, CampaignRecipient } from '../../adapters/store/store';
 import type { CampaignPageInput, CampaignPageResult } from '../../adapters/temporal/contracts';
@@ -93,23 +93,29 @@ export function createPageSender(deps: PageSenderDeps) {
       }
       await wait();
     }
-    const rounds = Array.from({ length: round + 1 }, (_, r) => campaignMailIds(account, campaignId, r));
-    const mailIdOf = (row: CampaignRecipient, r: number) => rounds[r](row.seq);
-    // This round's mail_id of each recipient, and (for a resend) those of the rounds before it.
-    const own = rows.map((row) => mailIdOf(row, round));
-    const read = await readLedger(store, account, rows.flatMap((row) => Array.from({ length: round + 1 }, (_, r) => mailIdOf(row, r))));
+    const { own, read, pending } = await pendingOfRound(account, campaignId, round, rows);
     const { done, counts } = await resumeFromLedger(store, account, own, read);
-    const pending = rows.filter((row) => {
-      if (done.has(mailIdOf(row, round))) return false;
-      if (round === 0) return true;
-      // A resend goes to those whose latest message (of an earlier round) failed.
-      for (let r = round - 1; r >= 0; r -= 1) {
-        const latest = read.get(mailIdOf(row, r));
-        if (latest) return latest.status === 'failed';
-      }
-      return false;
-    });
-    return { campaign: campaign!, pending, done: counts };
+    return { campaign: campaign!, pending: pending.filter((_, i) => !done.has(own[i])), done: counts };
+  }
+
+  /**
+   * The page's recipients this round sends to, and the ledger rows that say so. The launch (round
+   * 0) sends to all of them; resend round n to those whose latest message, of rounds 0 to n - 1,
+   * failed. Round r's rows are read only for those whose latest before r failed (only they were
+   * sent anything in round r), so a round reads about one row per recipient, not n.
+   */
+  async function pendingOfRound(account: string, campaignId: number, round: number, rows: CampaignRecipient[]) {
+    const read = new Map<string, LedgerOutcome>();
+    let pending = rows;
+    for (let r = 0; r <= round && pending.length > 0; r += 1) {
+      const mailIdOf = campaignMailIds(account, campaignId, r);
+      const found = await readLedger(store, account, pending.map((row) => mailIdOf(row.seq)));
+      for (const [mailId, outcome] of found) read.set(mailId, outcome);
+      // Before this round: the latest message so far failed (a recipient round r missed keeps its earlier one).
+      if (r < round) pending = pending.filter((row) => { const latest = found.get(mailIdOf(row.seq)); return latest ? latest.status === 'failed' : r > 0; });
+    }
+    const ownOf = campaignMailIds(account, campaignId, round);
+    return { own: pending.map((row) => ownOf(row.seq)), read, pending };
   }
 
   return {

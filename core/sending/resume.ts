@@ -21,12 +21,19 @@ export interface LedgerResume {
   remaining: string[];
 }
 
+/**
+ * The embedded store answers an `$in` of up to 1,000 _ids from its index and a longer one by
+ * reading the whole collection (infra/store/IndexLookups.java): longer lists are read in parts.
+ */
+const IDS_PER_READ = 1000;
+
 /** The ledger's rows of `mailIds` (of the account), by mail_id. */
 export async function readLedger(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerOutcome>> {
-  if (mailIds.length === 0) return new Map();
-  const rows = await store.messages.find({ _id: { $in: mailIds }, account })
-    .project<Pick<MessageDoc, '_id' | 'status' | 'event'>>({ _id: 1, status: 1, event: 1 }).toArray();
-  return new Map(rows.map((row) => [row._id, { status: row.status, event: row.event }]));
+  const parts: string[][] = [];
+  for (let start = 0; start < mailIds.length; start += IDS_PER_READ) parts.push(mailIds.slice(start, start + IDS_PER_READ));
+  const read = await Promise.all(parts.map((ids) => store.messages.find({ _id: { $in: ids }, account })
+    .project<Pick<MessageDoc, '_id' | 'status' | 'event'>>({ _id: 1, status: 1, event: 1 }).toArray()));
+  return new Map(read.flat().map((row) => [row._id, { status: row.status, event: row.event }]));
 }
 
 /**
