@@ -35,6 +35,16 @@ describe('credentials', () => {
     });
   });
 
+  it('counts the account\'s active contacts in plan.contacts.active', async () => {
+    const other = await herald.newAccount();
+    for (const email of ['a@example.org', 'b@example.org', 'c@example.org']) {
+      expect((await call('POST', `/v2/${other.account}/contacts`, { headers: bearer(other.apiKey), json: { email } })).status).toBe(200);
+    }
+    await herald.services.store.contacts.updateOne({ account: other.account, email: 'c@example.org' }, { $set: { state: 'UNSUBSCRIBED' } });
+    const answer = await call('GET', `/v2/${other.account}`, { headers: bearer(other.apiKey) });
+    expect((answer.body as { data: { plan: { contacts: unknown } } }).data.plan.contacts).toEqual({ limit: null, active: 2 });
+  });
+
   it.each([
     ['no credential', {}],
     ['an unknown key', bearer(`${'x'.repeat(5)}-abcdefghijklmnopqrstuvwxyz123456`)],
