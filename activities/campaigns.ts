@@ -5,6 +5,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { DEFAULT_CAMPAIGN_TUNING, finishLaunch, notePaused, prepareLaunch, settleLaunch, startSending, takeSnapshot } from '../core/campaigns/launch';
 import { createPageSender } from '../core/campaigns/page-send';
+import { nextResendCandidates } from '../core/campaigns/resend';
 import type {
   CampaignLaunchStart, CampaignPageInput, CampaignPageResult, CampaignSendCounts, CampaignTaskInput, CampaignTuning, TaskWorkflowInput,
 } from '../adapters/temporal/contracts';
@@ -71,6 +72,11 @@ export function createCampaignActivities(deps: CampaignActivityDeps) {
     sendCampaignPage(input: CampaignPageInput): Promise<CampaignPageResult> {
       const { signal, log } = sendControls();
       return asActivity(() => pages.send(input, { signal, log, report: reportOf(input) }));
+    },
+
+    /** A resend round's next recipients to send to (at most `want`), and where its walk goes on. */
+    findResendCandidates(input: CampaignTaskInput & { from: number; total: number; want: number }): Promise<{ seqs: number[]; next: number }> {
+      return asActivity(() => nextResendCandidates(store, input));
     },
 
     /** After a page's retries (or a recipient's deferrals) ran out: its unsent messages soft-bounce. */

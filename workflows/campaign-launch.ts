@@ -13,7 +13,7 @@ import { runTask } from './task-run';
 
 type Activities = ReturnType<typeof createCampaignActivities>;
 
-const { prepareCampaignLaunch, finishCampaign, settleCampaignLaunch, recordCampaignPageFailed, noteCampaignPaused } = proxyActivities<Activities>({
+const { prepareCampaignLaunch, finishCampaign, settleCampaignLaunch, recordCampaignPageFailed, noteCampaignPaused, findResendCandidates } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumInterval: '30 seconds' },
 });
@@ -51,8 +51,8 @@ const endsTheTask = (error: ActivityFailure) => error.cause instanceof Applicati
  * timer (SCHEDULED), then goes SENDING, snapshots its audience and sends it in pages (the first
  * pages while the snapshot's later parts are still being written), checkpointed
  * in the workflow's state and continued as new every few hundred pages, so a million recipients
- * are fine; then SENT with its recipients. A resend round sends to the snapshot's failed
- * recipients. Pause and resume are signals (a pause lets the page in flight finish); a cancelled
+ * are fine; then SENT with its recipients. A resend round walks the snapshot in strides for the
+ * recipients whose latest message failed (core/campaigns/resend.ts) and sends them in pages. Pause and resume are signals (a pause lets the page in flight finish); a cancelled
  * launch (its task, its campaign, or the workflow itself) leaves the campaign CANCELLED, unless
  * it was stopped back to DRAFT.
  */
@@ -158,6 +158,11 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
           const taken = new Set(due.map((d) => d.seq));
           state.deferred = state.deferred.filter((d) => !taken.has(d.seq));
           start(pageOf(0, 0, due.map((d) => d.seq)), new Map(due.map((d) => [d.seq, d.sends])));
+        } else if (round > 0 && state.total !== undefined) {
+          // A resend walks the snapshot in strides and sends pages of the recipients it finds.
+          const found = await findResendCandidates({ ...task, campaignId, round, from: state.next, total: state.total, want: tuning.pageSize });
+          state.next = found.next;
+          if (found.seqs.length > 0) start(pageOf(0, 0, found.seqs));
         } else {
           const from = state.next;
           const to = Math.min(from + tuning.pageSize, state.total ?? Infinity);

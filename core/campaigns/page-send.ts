@@ -11,13 +11,13 @@ import { PermanentFailure } from '../shared/permanent-failure';
 import { recordUnsent } from '../sending/give-up';
 import { LedgerWriter } from '../sending/ledger';
 import { sendMessages, SendingStopped, type LoopControls, type MessageLoopDeps, type OutgoingMessage, type SendLog } from '../sending/message-loop';
-import { readLedger, resumeFromLedger, type LedgerOutcome, type OutcomeCounts } from '../sending/resume';
+import { resumeFromLedger, type OutcomeCounts } from '../sending/resume';
 import { TASK_INPUT_ERROR, type ProgressReport } from '../tasks/tasks';
 import type { CampaignDoc, CampaignRecipient } from '../../adapters/store/store';
 import type { CampaignPageInput, CampaignPageResult } from '../../adapters/temporal/contracts';
 import { campaignOf, isStillSending, launchNotActive } from './launch';
-import { campaignMailIds } from './model';
 import { planCampaign, type CampaignPlan } from './plan';
+import { pendingOfRound } from './resend';
 import { snapshotRecipients } from './snapshot';
 import { isSentBy } from './state-machine';
 
@@ -93,29 +93,9 @@ export function createPageSender(deps: PageSenderDeps) {
       }
       await wait();
     }
-    const { own, read, pending } = await pendingOfRound(account, campaignId, round, rows);
+    const { own, read, pending } = await pendingOfRound(store, account, campaignId, round, rows);
     const { done, counts } = await resumeFromLedger(store, account, own, read);
     return { campaign: campaign!, pending: pending.filter((_, i) => !done.has(own[i])), done: counts };
-  }
-
-  /**
-   * The page's recipients this round sends to, and the ledger rows that say so. The launch (round
-   * 0) sends to all of them; resend round n to those whose latest message, of rounds 0 to n - 1,
-   * failed. Round r's rows are read only for those whose latest before r failed (only they were
-   * sent anything in round r), so a round reads about one row per recipient, not n.
-   */
-  async function pendingOfRound(account: string, campaignId: number, round: number, rows: CampaignRecipient[]) {
-    const read = new Map<string, LedgerOutcome>();
-    let pending = rows;
-    for (let r = 0; r <= round && pending.length > 0; r += 1) {
-      const mailIdOf = campaignMailIds(account, campaignId, r);
-      const found = await readLedger(store, account, pending.map((row) => mailIdOf(row.seq)));
-      for (const [mailId, outcome] of found) read.set(mailId, outcome);
-      // Before this round: the latest message so far failed (a recipient round r missed keeps its earlier one).
-      if (r < round) pending = pending.filter((row) => { const latest = found.get(mailIdOf(row.seq)); return latest ? latest.status === 'failed' : r > 0; });
-    }
-    const ownOf = campaignMailIds(account, campaignId, round);
-    return { own: pending.map((row) => ownOf(row.seq)), read, pending };
   }
 
   return {

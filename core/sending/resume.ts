@@ -27,12 +27,16 @@ export interface LedgerResume {
  */
 const IDS_PER_READ = 1000;
 
-/** The ledger's rows of `mailIds` (of the account), by mail_id. */
-export async function readLedger(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerOutcome>> {
+/**
+ * The ledger's rows of `mailIds` (of the account), by mail_id. `withEvent: false` when only the
+ * statuses matter (the event is most of a row): the outcomes then have no event.
+ */
+export async function readLedger(store: Store, account: string, mailIds: string[], options: { withEvent?: boolean } = {}): Promise<Map<string, LedgerOutcome>> {
+  const projection = options.withEvent === false ? { _id: 1, status: 1 } : { _id: 1, status: 1, event: 1 };
   const parts: string[][] = [];
   for (let start = 0; start < mailIds.length; start += IDS_PER_READ) parts.push(mailIds.slice(start, start + IDS_PER_READ));
   const read = await Promise.all(parts.map((ids) => store.messages.find({ _id: { $in: ids }, account })
-    .project<Pick<MessageDoc, '_id' | 'status' | 'event'>>({ _id: 1, status: 1, event: 1 }).toArray()));
+    .project<Pick<MessageDoc, '_id' | 'status' | 'event'>>(projection).toArray()));
   return new Map(read.flat().map((row) => [row._id, { status: row.status, event: row.event }]));
 }
 

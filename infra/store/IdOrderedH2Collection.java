@@ -12,6 +12,7 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.IdOrder;
+import de.bwaldvogel.mongo.backend.InMatch;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
@@ -25,6 +26,9 @@ import de.bwaldvogel.mongo.bson.ObjectId;
  * is the _id order. Otherwise queries take the old path.
  */
 final class IdOrderedH2Collection extends H2Collection {
+    /** `$in` of many strings by a hash set (InMatch). */
+    private final InMatch inMatch = new InMatch();
+
     private final MVMap<Object, Document> documentsById;
 
     IdOrderedH2Collection(MongoDatabase database, String name, CollectionOptions options,
@@ -65,5 +69,10 @@ final class IdOrderedH2Collection extends H2Collection {
                 return cursor.getValue();
             }
         };
+    }
+
+    @Override
+    protected boolean documentMatchesQuery(Document document, Document query) {
+        return inMatch.matches(document, query, super::documentMatchesQuery);
     }
 }

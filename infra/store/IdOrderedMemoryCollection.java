@@ -7,6 +7,7 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.IdOrder;
+import de.bwaldvogel.mongo.backend.InMatch;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
@@ -17,6 +18,9 @@ import de.bwaldvogel.mongo.bson.ObjectId;
  * of which sends queries back to the old path. _id is immutable, so updates change neither.
  */
 final class IdOrderedMemoryCollection extends MemoryCollection {
+    /** `$in` of many strings by a hash set (InMatch). */
+    private final InMatch inMatch = new InMatch();
+
     private final TreeMap<ObjectId, Integer> positionsById = new TreeMap<>();
     private int otherIds;
 
@@ -53,5 +57,10 @@ final class IdOrderedMemoryCollection extends MemoryCollection {
 
     private Object idOf(Document document) {
         return getIdField() == null ? null : document.get(getIdField());
+    }
+
+    @Override
+    protected boolean documentMatchesQuery(Document document, Document query) {
+        return inMatch.matches(document, query, super::documentMatchesQuery);
     }
 }

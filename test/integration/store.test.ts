@@ -108,6 +108,27 @@ test.each([['file', true], ['memory', false]])('%s store answers queries that fi
   expect(await found({ _id: { $in: ['a1-3', 'a1-4'] }, account: 'a1' })).toEqual(['a1/300', 'a1/4']);
 });
 
+// A long `$in` of strings is matched by a hash set (infra/store/InMatch.java), the library's matcher
+// comparing each value in turn: the answers must stay MongoDB's, arrays, other types and missing
+// fields included.
+test.each([['file', true], ['memory', false]])('%s store matches a long $in of strings as MongoDB does', async (_name, durable) => {
+  const { client } = await start(durable ? path.join(tmp, 'data', 'store.mv.db') : null);
+  const things = client.db('herald_test').collection<{ _id: string; tag?: unknown; n: number }>('things');
+  await things.insertMany([
+    { _id: 'plain', tag: 'red', n: 1 }, { _id: 'array', tag: ['blue', 'x'], n: 2 }, { _id: 'number', tag: 7, n: 3 },
+    { _id: 'missing', n: 4 }, { _id: 'other', tag: 'purple', n: 5 }, { _id: 'nested', tag: { in: 'red' }, n: 6 },
+  ]);
+  const colours = ['red', 'blue', 'green', 'yellow', 'cyan', 'magenta', 'black', 'white', 'grey', 'orange'];
+  const found = async (filter: object) => (await things.find(filter).toArray()).map((d) => d._id).sort();
+  expect(await found({ tag: { $in: colours } })).toEqual(['array', 'plain']);
+  expect(await found({ tag: { $in: colours }, n: { $gt: 1 } })).toEqual(['array']);
+  expect(await found({ _id: { $in: [...colours, 'plain', 'number', 'missing'] }, tag: { $in: colours } })).toEqual(['plain']);
+  expect(await found({ _id: { $in: [...colours, 'number'] } })).toEqual(['number']);
+  expect(await found({ tag: { $in: [...colours, 7] } })).toEqual(['array', 'number', 'plain']); // not all strings: the library's path
+  expect(await found({ tag: { $nin: colours } })).toEqual(['missing', 'nested', 'number', 'other']);
+  expect(await things.countDocuments({ _id: { $in: colours.map((c) => `${c}-nothing`) } })).toBe(0);
+});
+
 test('every acknowledged write survives a SIGKILL of the store right after its reply', async () => {
   const file = path.join(tmp, 'data', 'store.mv.db');
   const { store } = await start(file);
