@@ -51,7 +51,7 @@ export function createEmailSteps(deps: EmailStepDeps) {
   });
 
   /** The step's message recorded without a send (its content is never built). */
-  const recordStepUnsent = (ref: AutomationMessageRef, unsent: Unsent) => recordUnsent(new LedgerWriter(store), [automationMessage(ref, mtaHost)], unsent, mtaHost);
+  const recordStepUnsent = (ref: AutomationMessageRef, unsent: Unsent) => recordUnsent(new LedgerWriter(store), [automationMessage(ref, mtaHost)], unsent);
 
   return {
     /**

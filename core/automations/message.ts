@@ -8,7 +8,7 @@
 import type { AutomationEmailStep, FieldDoc, TriggerEventDoc } from '../../adapters/store/store';
 import type { Model } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
-import { bodySkeleton, composeCopy, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
+import { bodySkeleton, composeCopy, messageIdHost, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { contactModel, displayName, fieldNamesOf, type ModelContact } from '../campaigns/contact-model';
 import { AUTOMATION_MAIL_TYPE, automationBatchId, automationMailId, automationRequestId } from './model';
@@ -32,8 +32,10 @@ export function identityOf(ref: AutomationMessageRef): MessageIdentity {
  * The message without its content: ids and the subject of its events. What a dropped or failed
  * outcome records (its content is never built); `raw` throws.
  */
-export function automationMessage(ref: AutomationMessageRef, mtaHost: string, raw = (): Buffer => { throw new Error('this message has no content'); }): PlannedMessage {
-  return plannedMessage(identityOf(ref), mtaHost, raw, { tags: ref.tags, mail_type: AUTOMATION_MAIL_TYPE });
+export function automationMessage(
+  ref: AutomationMessageRef, mtaHost: string, raw = (): Buffer => { throw new Error('this message has no content'); }, messageId?: string,
+): PlannedMessage {
+  return plannedMessage(identityOf(ref), mtaHost, raw, { tags: ref.tags, mail_type: AUTOMATION_MAIL_TYPE, messageId });
 }
 
 /** The event's context as stored (one JSON string); anything but an object is an empty context. */
@@ -86,6 +88,7 @@ export async function buildAutomationEmail(
 ): Promise<{ message: PlannedMessage; sender: string }> {
   const { mtaHost, links } = context;
   const { body, recipient, copy } = renderAutomationCopy(step, ref, contact, model, links);
-  const raw = composeCopy(await bodySkeleton(body), recipient, copy, messageIdOf(identityOf(ref).mailId, mtaHost));
-  return { message: automationMessage(ref, mtaHost, () => raw), sender: body.from.email };
+  const messageId = messageIdOf(identityOf(ref).mailId, messageIdHost(mtaHost, body.from.email));
+  const raw = composeCopy(await bodySkeleton(body), recipient, copy, messageId);
+  return { message: automationMessage(ref, mtaHost, () => raw, messageId), sender: body.from.email };
 }

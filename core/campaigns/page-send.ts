@@ -149,7 +149,7 @@ export function createPageSender(deps: PageSenderDeps) {
     async giveUp(input: CampaignPageInput, reason: string, log?: SendLog): Promise<CampaignPageResult> {
       const work = await loadPage(input);
       const plan = await planFor(work.campaign, input.round);
-      await recordUnsent(new LedgerWriter(store), work.pending.map((row) => plan.message(row)), { why: 'gave-up', reason }, mtaHost);
+      await recordUnsent(new LedgerWriter(store), work.pending.map((row) => plan.message(row)), { why: 'gave-up', reason });
       log?.warn('campaign recipients recorded as failed', { campaignId: input.campaignId, count: work.pending.length, reason });
       return { ...work.done, failed: work.done.failed + work.pending.length, deferred: [] };
     },

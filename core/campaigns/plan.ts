@@ -11,7 +11,7 @@ import { compiledTemplate } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
 import type { LinkTableWriter } from '../content/tracking/link-tables';
 import { linkTable } from '../content/tracking/rewrite';
-import { bodySkeleton, composeCopy, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
+import { bodySkeleton, composeCopy, messageIdHost, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
 import { contactModel, displayName, fieldNamesOf } from './contact-model';
@@ -89,15 +89,17 @@ export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], co
   if (html !== undefined) await linkTables.save(campaign.account, campaignRequestId(campaign.id, round), linkTable(html, copies.body.tracking, links.publicUrl));
   const skeleton = await bodySkeleton(copies.body);
   const identityOf = identities(campaign, round);
+  const idHost = messageIdHost(mtaHost, copies.body.from.email);
   return {
     sender: copies.body.from.email,
     message(row) {
       const names = identityOf(row);
+      const messageId = messageIdOf(names.mailId, idHost);
       const raw = () => {
         const { recipient, copy } = copies.copy(row);
-        return composeCopy(skeleton, recipient, copy, messageIdOf(names.mailId, mtaHost));
+        return composeCopy(skeleton, recipient, copy, messageId);
       };
-      return plannedMessage(names, mtaHost, raw, { tags: campaign.tags, mail_type: CAMPAIGN_MAIL_TYPE });
+      return plannedMessage(names, mtaHost, raw, { tags: campaign.tags, mail_type: CAMPAIGN_MAIL_TYPE, messageId });
     },
   };
 }

@@ -44,15 +44,15 @@ function outcomeOf(message: PlannedMessage, unsent: Unsent, at: Date): { status:
 }
 
 /** The ledger row of a message not sent (its sent_timestamp: now). */
-export function unsentRow(message: PlannedMessage, unsent: Unsent, mtaHost: string, at = new Date()): MessageDoc {
+export function unsentRow(message: PlannedMessage, unsent: Unsent, at = new Date()): MessageDoc {
   message.subject.sent_timestamp = at;
   const { status, response, event } = outcomeOf(message, unsent, at);
-  return ledgerRow(message, status, response, event, mtaHost);
+  return ledgerRow(message, status, response, event);
 }
 
 /** Records each message as not sent, for the same reason; resolves once every row and event is stored. Returns the count. */
-export async function recordUnsent(ledger: LedgerWriter, messages: PlannedMessage[], unsent: Unsent, mtaHost: string): Promise<number> {
+export async function recordUnsent(ledger: LedgerWriter, messages: PlannedMessage[], unsent: Unsent): Promise<number> {
   const at = new Date();
-  await Promise.all(messages.map((message) => ledger.record(unsentRow(message, unsent, mtaHost, at))));
+  await Promise.all(messages.map((message) => ledger.record(unsentRow(message, unsent, at))));
   return messages.length;
 }

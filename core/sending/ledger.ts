@@ -10,16 +10,16 @@ import { recordEvents } from '../tracking/events';
 import { WriteQueue } from '../../adapters/batching/write-queue';
 import { metrics } from '../../adapters/metrics/registry';
 import { insertSkippingDuplicates, type EventDoc, type MessageDoc, type Store } from '../../adapters/store/store';
-import { messageIdOf, type PlannedMessage } from './plan';
+import type { PlannedMessage } from './plan';
 
-/** A ledger row: the message's outcome with its event (its Message-ID derived from its mail_id). */
-export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc, mtaHost: string): MessageDoc {
+/** A ledger row: the message's outcome with its event and its Message-ID. */
+export function ledgerRow(message: PlannedMessage, status: MessageDoc['status'], relayResponse: string, event: EventDoc): MessageDoc {
   return {
     _id: message.mailId,
     account: message.subject.account,
     requestId: message.requestId,
     email: message.email,
-    messageId: messageIdOf(message.mailId, mtaHost),
+    messageId: message.messageId,
     status,
     relayResponse,
     sentAt: new Date(event.timestamp),

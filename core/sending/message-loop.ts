@@ -108,7 +108,7 @@ export interface SendTally<T> { sent: number; failed: number; dropped: number; d
  * messages once `signal` is aborted (then it throws SendingStopped) or `isHalted` says so.
  */
 export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopDeps, run: SendRun<T>): Promise<SendTally<T>> {
-  const { store, transport, mtaHost, bounceDomain } = deps;
+  const { store, transport, bounceDomain } = deps;
   const { account, messages, signal } = run;
   const ledger = run.ledger ?? new LedgerWriter(store, run.sentBy);
   const tally: SendTally<T> = { sent: 0, failed: 0, dropped: 0, deferred: [], halted: false };
@@ -123,7 +123,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
   };
   const returnPathKey = await trackingSecret(store); // signs each message's return path
   const record = (message: PlannedMessage, status: MessageDoc['status'], response: string, event: EventDoc) => (
-    ledger.record(ledgerRow(message, status, response, event, mtaHost))
+    ledger.record(ledgerRow(message, status, response, event))
   );
 
   let stop: unknown;
@@ -134,7 +134,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
     message.subject.sent_timestamp = at;
     const dropped = run.isDropped?.(item) ? 'cancelled' : isSuppressed(item, message.email) ? 'suppressed' : undefined;
     if (dropped) {
-      await ledger.record(unsentRow(message, { why: dropped }, mtaHost, at));
+      await ledger.record(unsentRow(message, { why: dropped }, at));
       tally.dropped += 1;
       return;
     }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { SendMailOptions } from 'nodemailer';
 import type { EventSubject } from '../tracking/events';
 import { derivedId } from '../shared/ids';
@@ -18,12 +19,26 @@ export interface PlannedMessage {
   /** Copies of this message that go to cc and bcc (same copy, same mail_id). */
   copiesTo: string[];
   subject: EventSubject;
+  /** Its Message-ID header's value (the ledger keeps it: providers' webhooks echo it). */
+  messageId: string;
   /** The whole message for the relay, built when called (the copy rendered, its parts spliced into the shared MIME). */
   raw(): Buffer;
 }
 
 export function messageIdOf(mailId: string, mtaHost: string): string {
   return `<${mailId}@${mtaHost}>`;
+}
+
+/**
+ * The host of a plan's Message-IDs: the MTA host Herald was given (HERALD_MTA_HOST, else its public
+ * URL's host), unless that is a local name (`localhost`, a name without a dot, `*.localdomain`,
+ * `*.local`, an IP address: npm start's defaults), which mailbox providers count against a message;
+ * then the sender's own domain. The mail_id is the Message-ID's local part either way.
+ */
+export function messageIdHost(mtaHost: string, sender: string): string {
+  const local = !mtaHost.includes('.') || /\.(localdomain|local|localhost)$/i.test(mtaHost) || isIP(mtaHost) !== 0;
+  const domain = sender.slice(sender.lastIndexOf('@') + 1).toLowerCase();
+  return local && domain.includes('.') ? domain : mtaHost;
 }
 
 /** What names a message besides its content: its ids and address (a MessageIdentity without its index). */
@@ -37,11 +52,11 @@ export type SubjectExtras = Partial<Pick<EventSubject, 'tags' | 'custom_args' | 
  * of its events (sent now, until the loop stamps it), and its bytes when `raw` is called.
  */
 export function plannedMessage(
-  names: MessageNames, mtaHost: string, raw: () => Buffer, extras: SubjectExtras & { copiesTo?: string[] } = {},
+  names: MessageNames, mtaHost: string, raw: () => Buffer, extras: SubjectExtras & { copiesTo?: string[]; messageId?: string } = {},
 ): PlannedMessage {
   const { account, requestId, mailId, batchId, email } = names;
   return {
-    mailId, requestId, email, copiesTo: extras.copiesTo ?? [],
+    mailId, requestId, email, copiesTo: extras.copiesTo ?? [], messageId: extras.messageId ?? messageIdOf(mailId, mtaHost),
     subject: {
       account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: new Date(),
       tags: extras.tags ?? [], custom_args: extras.custom_args ?? {}, mta: mtaHost, ...(extras.mail_type ? { mail_type: extras.mail_type } : {}),
@@ -132,16 +147,17 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
   // Once per request: the templates compiled, the shared MIME (with the attachments) composed.
   const render = contentRenderer(body, context.links);
   const skeleton = await bodySkeleton(body);
+  const idHost = messageIdHost(mtaHost, body.from.email);
   return {
     sender: body.from.email,
     mailIds,
     message(index) {
       const recipient = body.recipients[index];
       const names = namesOf(request, mailIds[index], recipient.to.email);
-      const raw = () => composeCopy(
-        skeleton, recipient, render(recipient, { ...names, index }), messageIdOf(names.mailId, mtaHost), request.purpose !== 'optin-confirmation',
-      );
+      const messageId = messageIdOf(names.mailId, idHost);
+      const raw = () => composeCopy(skeleton, recipient, render(recipient, { ...names, index }), messageId, request.purpose !== 'optin-confirmation');
       return plannedMessage(names, mtaHost, raw, {
+        messageId,
         copiesTo: [...(recipient.cc ?? []), ...(recipient.bcc ?? [])].map((address) => address.email),
         tags: [...(body.tags ?? []), ...(recipient.tags ?? [])],
         custom_args: recipient.custom_args ?? {},
@@ -176,13 +192,11 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
     mailIds,
     message(index) {
       const names = namesOf(request, mailIds[index], submission.rcptTo[index]);
+      const messageId = messageIdOf(names.mailId, messageIdHost(mtaHost, message.from.email));
       return plannedMessage(names, mtaHost, () => {
         const tokens = new MessageTokens(links, { ...names, index });
-        return skeleton.build({
-          messageId: messageIdOf(names.mailId, mtaHost), html: html?.({}, tokens), text: message.text, headerLines,
-          headers: listUnsubscribeOf(tokens),
-        });
-      });
+        return skeleton.build({ messageId, html: html?.({}, tokens), text: message.text, headerLines, headers: listUnsubscribeOf(tokens) });
+      }, { messageId });
     },
   };
 }

@@ -102,8 +102,8 @@ export function createRequestSender(deps: RequestSenderDeps) {
    */
   async function recordUnsendable(ledger: LedgerWriter, account: string, work: Work): Promise<number> {
     const counts = await Promise.all([
-      recordUnsent(ledger, work.missing.map((queued) => missingRequestMessage(account, queued, mtaHost)), { why: 'request-missing' }, mtaHost),
-      ...work.unbuildable.map(({ messages, reason }) => recordUnsent(ledger, messages, { why: 'unbuildable', reason }, mtaHost)),
+      recordUnsent(ledger, work.missing.map((queued) => missingRequestMessage(account, queued, mtaHost)), { why: 'request-missing' }),
+      ...work.unbuildable.map(({ messages, reason }) => recordUnsent(ledger, messages, { why: 'unbuildable', reason })),
     ]);
     return counts.reduce((a, b) => a + b, 0);
   }
@@ -114,7 +114,7 @@ export function createRequestSender(deps: RequestSenderDeps) {
     const ledger = new LedgerWriter(store);
     const [unsendable] = await Promise.all([
       recordUnsendable(ledger, input.account, work),
-      recordUnsent(ledger, work.pending.map(({ message }) => message), unsent, mtaHost),
+      recordUnsent(ledger, work.pending.map(({ message }) => message), unsent),
     ]);
     return { sent: work.done, failed: work.pending.length + unsendable, deferred: [] };
   }
