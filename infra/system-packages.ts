@@ -26,6 +26,8 @@ export const TEST_SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { command: 'chromium', debian: 'chromium', usedBy: 'the console tests (test/browser, through Playwright)' },
   // A real IMAP server (dovecot-core comes with it); the tests run their own, on a free loopback port.
   { command: 'dovecot', debian: 'dovecot-imapd', usedBy: 'the bounce mailbox tests (a real IMAP server)', dirs: ['/usr/sbin'] },
+  // Debian's SpamAssassin 4 with its shipped rules, run with local tests only (no network).
+  { command: 'spamassassin', debian: 'spamassassin', usedBy: 'the spam rules test (Herald\'s default messages scored)' },
 ];
 
 /** The packages whose command is not on PATH. */

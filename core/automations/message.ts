@@ -8,7 +8,7 @@
 import type { AutomationEmailStep, FieldDoc, TriggerEventDoc } from '../../adapters/store/store';
 import type { Model } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
-import { bodySkeleton, composeCopy, messageIdHost, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
+import { bodySkeleton, composeCopy, listIdOf, messageIdHost, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { contactModel, displayName, fieldNamesOf, type ModelContact } from '../campaigns/contact-model';
 import { AUTOMATION_MAIL_TYPE, automationBatchId, automationMailId, automationRequestId } from './model';
@@ -88,7 +88,8 @@ export async function buildAutomationEmail(
 ): Promise<{ message: PlannedMessage; sender: string }> {
   const { mtaHost, links } = context;
   const { body, recipient, copy } = renderAutomationCopy(step, ref, contact, model, links);
-  const messageId = messageIdOf(identityOf(ref).mailId, messageIdHost(mtaHost, body.from.email));
-  const raw = composeCopy(await bodySkeleton(body), recipient, copy, messageId);
+  const idHost = messageIdHost(mtaHost, body.from.email);
+  const messageId = messageIdOf(identityOf(ref).mailId, idHost);
+  const raw = composeCopy(await bodySkeleton(body), recipient, copy, { messageId, listId: listIdOf(ref.account, idHost) });
   return { message: automationMessage(ref, mtaHost, () => raw, messageId), sender: body.from.email };
 }

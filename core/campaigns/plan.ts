@@ -11,7 +11,7 @@ import { compiledTemplate } from '../content/dialect/dialect';
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
 import type { LinkTableWriter } from '../content/tracking/link-tables';
 import { linkTable } from '../content/tracking/rewrite';
-import { bodySkeleton, composeCopy, messageIdHost, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
+import { bodySkeleton, composeCopy, listIdOf, messageIdHost, messageIdOf, plannedMessage, type PlanContext, type PlannedMessage } from '../sending/plan';
 import type { Recipient, SendRequestBody } from '../transactional/request';
 import { campaignModel, campaignSendBody, hasForwardLink, sendableContent } from './layout';
 import { contactModel, displayName, fieldNamesOf } from './contact-model';
@@ -90,6 +90,7 @@ export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], co
   const skeleton = await bodySkeleton(copies.body);
   const identityOf = identities(campaign, round);
   const idHost = messageIdHost(mtaHost, copies.body.from.email);
+  const listId = listIdOf(campaign.account, idHost);
   return {
     sender: copies.body.from.email,
     message(row) {
@@ -97,7 +98,7 @@ export async function planCampaign(campaign: CampaignDoc, fields: FieldDoc[], co
       const messageId = messageIdOf(names.mailId, idHost);
       const raw = () => {
         const { recipient, copy } = copies.copy(row);
-        return composeCopy(skeleton, recipient, copy, messageId);
+        return composeCopy(skeleton, recipient, copy, { messageId, listId });
       };
       return plannedMessage(names, mtaHost, raw, { tags: campaign.tags, mail_type: CAMPAIGN_MAIL_TYPE, messageId });
     },

@@ -76,8 +76,9 @@ export async function previewContent(
   return {
     subject: copy.subject,
     html: rendered,
+    // The text part as sent: the content's own, else the one made from its HTML (core/content/text-alternative.ts).
     text: copy.text ?? htmlToText(rendered),
-    textDerived: copy.text === undefined,
+    textDerived: !text,
     contact: { email: row.email, sample: !contact },
   };
 }

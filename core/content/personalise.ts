@@ -10,6 +10,7 @@
 import { compiledTemplate, mergeModels, TemplateError, type Model, type TemplateOptions } from './dialect/dialect';
 import { SHARE_NETWORKS } from '../tracking/share-networks';
 import type { Recipient, SendRequestBody } from '../transactional/request';
+import { textPartOf } from './text-alternative';
 import { MessageTokens, trackedHtmlRenderer, type LinkContext } from './tracking/rewrite';
 import type { MessageIdentity } from './tracking/token';
 
@@ -61,7 +62,7 @@ export function contentRenderer(body: SendRequestBody, links: LinkContext): (rec
   const subject = compiledTemplate(body.subject, ONE_LINE);
   const htmlSource = body.content.html;
   const trackedHtml = htmlSource !== undefined ? trackedHtmlRenderer(htmlSource, body.tracking, links) : undefined;
-  const text = compile(body.content.text, TEXT);
+  const text = compile(textPartOf(body.content), TEXT);
   const headers = body.headers && Object.entries(body.headers).map(([name, value]) => [name, compiledTemplate(value, ONE_LINE)] as const);
   // The two links cost a signature each: made only for templates that may use them.
   const usesUrls = templatedFields(body).some(([, source]) => source.includes('urls'));

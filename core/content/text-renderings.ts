@@ -39,15 +39,19 @@ function tagOf(inside: string): { name: string; closing: boolean } {
   return { name: match ? match[1].toLowerCase() : '', closing };
 }
 
-/** The href of an <a …> tag's text, if any. */
-function hrefOf(inside: string): string | undefined {
+/** The href of an <a …> tag's text, if any: a web or mail address, or with `templateLinks` one a template's `${…}` makes. */
+function hrefOf(inside: string, templateLinks: boolean): string | undefined {
   const match = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(inside);
   const href = match ? decodeEntities(match[1] ?? match[2] ?? match[3]).trim() : undefined;
-  return href && /^(https?:|mailto:)/i.test(href) ? href : undefined;
+  return href && (/^(https?:|mailto:)/i.test(href) || (templateLinks && href.startsWith('${'))) ? href : undefined;
 }
 
-/** A plain-text rendering of an HTML body. */
-export function htmlToText(html: string): string {
+/**
+ * A plain-text rendering of an HTML body. `templateLinks`: the HTML is a template, whose links may
+ * be expressions (`href="${urls.unsubscribe}"`): they are kept too, to be rendered with the text.
+ */
+export function htmlToText(html: string, options: { templateLinks?: boolean } = {}): string {
+  const templateLinks = options.templateLinks ?? false;
   const lower = html.toLowerCase();
   const out: string[] = [];
   const links: Array<string | undefined> = [];
@@ -80,7 +84,7 @@ export function htmlToText(html: string): string {
       continue;
     }
     if (name === 'a') {
-      if (!closing) links.push(hrefOf(inside));
+      if (!closing) links.push(hrefOf(inside, templateLinks));
       else {
         const href = links.pop();
         if (href) out.push(textOf(` (${href.replace(/^mailto:/i, '')})`));

@@ -9,6 +9,8 @@ import { readHttpBody, readSmtpSubmission, type Address, type Recipient, type Se
 import { contentRenderer, type LinkContext, type MessageIdentity, type Personalised } from '../content/personalise';
 import type { SmtpAttachment } from '../transactional/smtp-message';
 import { MessageTokens, trackedHtmlRenderer } from '../content/tracking/rewrite';
+import { textPartOf } from '../content/text-alternative';
+import { htmlToText } from '../content/text-renderings';
 
 /** One message to send: a recipients[] element (with its cc/bcc) or one SMTP envelope recipient. */
 export interface PlannedMessage {
@@ -71,26 +73,45 @@ export function bodySkeleton(body: SendRequestBody): Promise<MimeSkeleton> {
     from: formatAddress(body.from),
     replyTo: body.reply_to && formatAddress(body.reply_to),
     hasHtml: body.content.html !== undefined,
-    hasText: body.content.text !== undefined,
+    hasText: textPartOf(body.content) !== undefined,
     attachments: attachmentsOf(body.attachments),
   });
 }
 
+/** What names a copy besides its content: its Message-ID, and the List-Id of its account's mail. */
+export interface CopyIds { messageId: string; listId: string }
+
 /**
  * One recipient's copy of a send body as the relay takes it: its rendering spliced into the
- * body's skeleton, with Herald's List-Unsubscribe unless `unsubscribe` is false (Herald's own
- * opt-in confirmation). Bcc is never written into the message: its addresses are only in the envelope.
+ * body's skeleton, with Herald's list headers (List-Id, List-Unsubscribe) unless `unsubscribe` is
+ * false (Herald's own opt-in confirmation). Bcc is never written into the message: its addresses
+ * are only in the envelope.
  */
-export function composeCopy(skeleton: MimeSkeleton, recipient: Recipient, copy: Personalised, messageId: string, unsubscribe = true): Buffer {
+export function composeCopy(skeleton: MimeSkeleton, recipient: Recipient, copy: Personalised, ids: CopyIds, unsubscribe = true): Buffer {
   return skeleton.build({
     to: formatAddress(recipient.to),
     cc: recipient.cc?.map(formatAddress),
     subject: copy.subject,
-    messageId,
+    messageId: ids.messageId,
     html: copy.html,
     text: copy.text,
-    headers: unsubscribe ? { ...copy.headers, ...listUnsubscribeOf(copy.tokens) } : copy.headers,
+    headers: unsubscribe ? withListHeaders(copy.headers, ids.listId, copy.tokens) : copy.headers,
   });
+}
+
+/**
+ * The List-Id of an account's mail (RFC 2919) on `host` (the Message-IDs' host): one list per
+ * account, as the one-click unsubscribe of its List-Unsubscribe is the account's. A List-Unsubscribe
+ * without a List-Id is what SpamAssassin's LIST_PARTIAL rules count against a message.
+ */
+export function listIdOf(account: string, host: string): string {
+  return `<${account.toLowerCase().replace(/[^a-z0-9-]/g, '-')}.${host}>`;
+}
+
+/** The client's headers with Herald's list headers: its own List-Id, if it set one, wins; Herald's List-Unsubscribe always does. */
+function withListHeaders(headers: Record<string, string> | undefined, listId: string, tokens: MessageTokens): Record<string, string> {
+  const own = headers && Object.keys(headers).some((name) => name.toLowerCase() === 'list-id');
+  return { ...(own ? {} : { 'List-Id': listId }), ...headers, ...listUnsubscribeOf(tokens) };
 }
 
 /** What planning needs besides the request: the Message-ID host, and where tracking links point. */
@@ -155,7 +176,8 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
       const recipient = body.recipients[index];
       const names = namesOf(request, mailIds[index], recipient.to.email);
       const messageId = messageIdOf(names.mailId, idHost);
-      const raw = () => composeCopy(skeleton, recipient, render(recipient, { ...names, index }), messageId, request.purpose !== 'optin-confirmation');
+      const ids = { messageId, listId: listIdOf(request.account, idHost) };
+      const raw = () => composeCopy(skeleton, recipient, render(recipient, { ...names, index }), ids, request.purpose !== 'optin-confirmation');
       return plannedMessage(names, mtaHost, raw, {
         messageId,
         copiesTo: [...(recipient.cc ?? []), ...(recipient.bcc ?? [])].map((address) => address.email),
@@ -176,14 +198,17 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
   const { message } = submission;
   const mailIds = mailIdsOf(request, submission.rcptTo.length);
   // Herald's own List-Unsubscribe replaces the client's: its one-click must reach Herald's suppression list.
-  const headerLines = message.headerLines.filter((line) => !LIST_UNSUBSCRIBE.has(line.slice(0, line.indexOf(':')).trim().toLowerCase()));
+  const headerLines = message.headerLines.filter((line) => !LIST_UNSUBSCRIBE.has(headerName(line)));
+  const ownListId = headerLines.some((line) => headerName(line) === 'list-id');
   const html = message.html !== undefined ? trackedHtmlRenderer(message.html, undefined, links, true) : undefined;
+  // HTML only: a text part made from it (not a template here: nothing is substituted in a submission).
+  const text = message.text ?? (message.html !== undefined ? htmlToText(message.html) || undefined : undefined);
   const skeleton = await buildSkeleton({
     from: formatAddress(message.from),
     replyTo: message.replyTo && formatAddress(message.replyTo),
     date: message.date ? new Date(message.date) : undefined,
     hasHtml: html !== undefined,
-    hasText: message.text !== undefined,
+    hasText: text !== undefined,
     attachments: attachmentsOf(message.attachments),
   });
   return {
@@ -192,16 +217,19 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
     mailIds,
     message(index) {
       const names = namesOf(request, mailIds[index], submission.rcptTo[index]);
-      const messageId = messageIdOf(names.mailId, messageIdHost(mtaHost, message.from.email));
+      const idHost = messageIdHost(mtaHost, message.from.email);
+      const messageId = messageIdOf(names.mailId, idHost);
       return plannedMessage(names, mtaHost, () => {
         const tokens = new MessageTokens(links, { ...names, index });
-        return skeleton.build({ messageId, html: html?.({}, tokens), text: message.text, headerLines, headers: listUnsubscribeOf(tokens) });
+        const headers = { ...(ownListId ? {} : { 'List-Id': listIdOf(request.account, idHost) }), ...listUnsubscribeOf(tokens) };
+        return skeleton.build({ messageId, html: html?.({}, tokens), text, headerLines, headers });
       }, { messageId });
     },
   };
 }
 
 const LIST_UNSUBSCRIBE = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
+const headerName = (line: string) => line.slice(0, line.indexOf(':')).trim().toLowerCase();
 
 /**
  * The unsubscribe headers of every message but Herald's own opt-in confirmation: the message's

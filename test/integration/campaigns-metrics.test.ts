@@ -12,6 +12,7 @@ import type { CampaignDoc, ContactDoc, EventDoc } from '../../adapters/store/sto
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 import { waitUntil } from '../support/wait';
+import { openPixelUrl } from '../support/pixel';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -54,7 +55,7 @@ describe('a campaign sent end to end', () => {
     const hrefs = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
     return {
       html,
-      pixel: /<img src="([^"]+\/t\/o\/[^"]+)"/.exec(html)![1],
+      pixel: openPixelUrl(html),
       clicks: hrefs.filter((h) => h.includes('/t/c/')),
       online: hrefs.find((h) => h.includes('/t/v/'))!,
     };

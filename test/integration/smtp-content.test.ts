@@ -87,8 +87,8 @@ describe('a message from nodemailer', () => {
       expect(parsed.replyTo?.text).toBe('care@example.com');
       expect(parsed.subject).toBe('Grüße ${order}');
       expect(parsed.headers.get('x-campaign')).toBe('spring sale');
-      // Tracked: the pixel before </body>, the web link through a signed click link, mailto left alone.
-      expect(parsed.html).toMatch(/<img src="http[^"]+\/t\/o\/[^"]+" width="1" height="1"[^>]*><\/body>/);
+      // Tracked: the pixel before </body> (a background image: the message has no image of its own), the web link through a signed click link, mailto left alone.
+      expect(parsed.html).toMatch(/<div style="width:1px;height:1px;[^"]*background-image:url\('http[^']+\/t\/o\/[^']+'\)">&nbsp;<\/div><\/body>/);
       expect(parsed.html).toMatch(/<a href="http[^"]+\/t\/c\/[^"]+">Go<\/a>/);
       expect(parsed.html).not.toContain('https://shop.example/page');
       expect(parsed.html).toContain('<a href="mailto:help@shop.example">Help</a>');
@@ -105,14 +105,15 @@ describe('a message from nodemailer', () => {
     expect(sent.every((e) => e.track_type === 'track.mail.sent' && e.tags.length === 0 && Object.keys(e.custom_args).length === 0)).toBe(true);
   });
 
-  it('sends the parts the client wrote: an HTML-only message gets no text part, a text-only one no HTML', async () => {
+  it('sends the parts the client wrote: an HTML-only message gets a text part made from it, a text-only one no HTML', async () => {
     const client = transport();
     await client.sendMail({ from: 'shop@example.com', to: 'htmlonly.smtp@example.net', subject: 'HTML only', html: '<p>Only <b>HTML</b></p>' });
     await client.sendMail({ from: 'shop@example.com', to: 'textonly.smtp@example.net', subject: 'Text only', text: 'Only text' });
     client.close();
     const html = (await mailsFor('htmlonly.smtp@example.net')).get('htmlonly.smtp@example.net')!;
     const text = (await mailsFor('textonly.smtp@example.net')).get('textonly.smtp@example.net')!;
-    expect(html.raw.toString('latin1')).not.toMatch(/^Content-Type: text\/plain/im);
+    expect(html.raw.toString('latin1')).toMatch(/^Content-Type: multipart\/alternative;/im);
+    expect(html.parsed.text?.trim()).toBe('Only HTML');
     expect(html.parsed.html).toContain('<p>Only <b>HTML</b></p>');
     expect(text.raw.toString('latin1')).not.toMatch(/^Content-Type: text\/html/im);
     expect(text.parsed.text?.trim()).toBe('Only text');

@@ -66,7 +66,7 @@ export async function listenLocally(server: http.Server): Promise<string> {
  * `feedback`: the providers' webhook secrets, as the relays file's `feedback` gives them (the sink
  * stays the one relay); `httpsGet`: the API's outgoing HTTPS GET (SNS certificates), answered by the test.
  * `bounceMailboxCa`: the CA of the bounce mailbox's IMAP server (a relays file names the mailbox).
- * `logger`: Herald's logger (silent by default).
+ * `logger`: Herald's logger (silent by default). `env`: settings over the test's.
  */
 export async function startTestHerald(
   options: SinkOptions & {
@@ -74,6 +74,8 @@ export async function startTestHerald(
     /** A relays file (written to a temporary file, HERALD_RELAYS_FILE) instead of SMTP_RELAY_URL; the test's sink is one relay it may name. */
     relaysFile?: (sinkUrl: string) => object;
     feedback?: FeedbackSettings; httpsGet?: HttpsGet; bounceMailboxCa?: Buffer; logger?: Logger;
+    /** Settings over the test's (HERALD_PUBLIC_URL…; a value `''` unsets one). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestHerald> {
   installQuietRuntime();
@@ -86,6 +88,7 @@ export async function startTestHerald(
     HERALD_MTA_HOST: 'herald.test',
     ...(relays ?? { SMTP_RELAY_URL: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url }),
     HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
+    ...options.env,
   });
   // As a relays file would give them; the relay itself is still SMTP_RELAY_URL's sink.
   const config = options.feedback ? { ...loaded, relays: { relays: [{ name: 'sink', url: loaded.smtpRelayUrl! }], feedback: options.feedback } } : loaded;

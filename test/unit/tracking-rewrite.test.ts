@@ -20,7 +20,12 @@ function rendered(html: string, tracking?: TrackingOptions, substitutions: Recor
 }
 
 const CLICK = /https:\/\/herald\.example\/t\/c\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/;
-const PIXEL = /<img src="https:\/\/herald\.example\/t\/o\/([^"]+)" width="1" height="1" alt="" border="0" style="[^"]*" \/>/;
+/** The pixel of a content with images of its own, and of one without (a background image). */
+const PIXEL_IMG = /<img src="https:\/\/herald\.example\/t\/o\/([^"]+)" width="1" height="1" alt="" border="0" style="[^"]*" \/>/;
+const PIXEL_DIV = /<div style="width:1px;height:1px;line-height:1px;font-size:1px;background-image:url\('https:\/\/herald\.example\/t\/o\/([^']+)'\)">&nbsp;<\/div>/;
+const PIXEL = new RegExp(`${PIXEL_IMG.source}|${PIXEL_DIV.source}`);
+/** The pixel's token. */
+const pixelToken = (html: string) => { const match = PIXEL.exec(html)!; return match[1] ?? match[2]; };
 
 /** The hrefs of `html`, in order. */
 const hrefs = (html: string) => [...html.matchAll(/href=(?:"([^"]*)"|'([^']*)')/g)].map((m) => m[1] ?? m[2]);
@@ -40,13 +45,20 @@ const noTracking: TrackingOptions = { open: { enable: false }, click: { enable: 
 describe('open pixel', () => {
   it('goes just before </body>, with a token of the message', () => {
     const html = rendered('<html><body><p>Hi</p>\n</body></html>');
-    expect(html).toMatch(/^<html><body><p>Hi<\/p>\n<img [^>]*\/><\/body><\/html>$/);
-    expect(verifyTrackingToken(secret, 'o', PIXEL.exec(html)![1])).toEqual({ kind: 'o', message: ref });
+    expect(html).toMatch(new RegExp(`^<html><body><p>Hi</p>\n(${PIXEL.source})</body></html>$`));
+    expect(verifyTrackingToken(secret, 'o', pixelToken(html))).toEqual({ kind: 'o', message: ref });
+  });
+
+  it('is an <img> beside images of the content, else a background image (a lone image beside little text is counted against a message)', () => {
+    expect(rendered('<body><img src="https://shop.example/logo.png" alt="Shop"><p>Hi</p></body>')).toMatch(new RegExp(`<p>Hi</p>${PIXEL_IMG.source}</body>$`));
+    const without = rendered('<body><p>Hi</p></body>');
+    expect(without).toMatch(new RegExp(`<p>Hi</p>${PIXEL_DIV.source}</body>$`));
+    expect(without).not.toContain('<img');
   });
 
   it('goes at the end when there is no </body>, whatever the case of the tag', () => {
-    expect(rendered('<p>Hi</p>')).toMatch(/^<p>Hi<\/p><img [^>]*\/>$/);
-    expect(rendered('<HTML><BODY>x</BODY></HTML>')).toMatch(/^<HTML><BODY>x<img [^>]*\/><\/BODY><\/HTML>$/);
+    expect(rendered('<p>Hi</p>')).toMatch(new RegExp(`^<p>Hi</p>(${PIXEL.source})$`));
+    expect(rendered('<HTML><BODY>x</BODY></HTML>')).toMatch(new RegExp(`^<HTML><BODY>x(${PIXEL.source})</BODY></HTML>$`));
   });
 
   it('is absent when open tracking is off', () => {
@@ -55,7 +67,7 @@ describe('open pixel', () => {
 
   it('is found by the HTML parser, not by text search: a </body> in a comment or script is not it', () => {
     const html = rendered('<body><!-- </body> --><script>"</body>"</script>x</body>');
-    expect(html.indexOf('<img')).toBe(html.lastIndexOf('</body>') - html.match(PIXEL)![0].length);
+    expect(html.search(PIXEL)).toBe(html.lastIndexOf('</body>') - html.match(PIXEL)![0].length);
   });
 });
 
@@ -256,7 +268,7 @@ describe('with tracking off', () => {
 describe('verifyTrackingToken', () => {
   const html = rendered('<a href="https://a.example/">x</a>');
   const click = CLICK.exec(html)![1];
-  const open = PIXEL.exec(html)![1];
+  const open = pixelToken(html);
 
   it('returns the payload of a genuine token', () => {
     expect(verifyTrackingToken(secret, 'o', open)).toEqual({ kind: 'o', message: ref });

@@ -22,14 +22,17 @@ import { decodeAttribute, httpUrl, utmPairs, withUtm } from './url';
  */
 export interface LinkContext { publicUrl: string; secret: Buffer; linkTable?: boolean }
 
-/** A content compiled with its links and pixel instrumented (wrap id = link index; insert 0 = pixel). */
-interface TrackedHtml { template: CompiledTemplate; links: LinkSite[] }
+/**
+ * A content compiled with its links and pixel instrumented (wrap id = link index; insert 0 = pixel);
+ * `hasImage`: the content shows an image of its own.
+ */
+interface TrackedHtml { template: CompiledTemplate; links: LinkSite[]; hasImage: boolean }
 
 function trackedHtml(source: string, literal: boolean): TrackedHtml {
   return cachedCompile(source, literal ? 'html/tracked/literal' : 'html/tracked', () => {
     const { links, pixelAt, drops } = htmlSites(source, literal);
     const template = compileTemplate(source, { escape: 'html', literal }, { wraps: links, inserts: [pixelAt], drops });
-    return { template, links };
+    return { template, links, hasImage: /<img[\s/>]/i.test(source) };
   });
 }
 
@@ -115,7 +118,7 @@ const MAX_CACHED = 1000;
 export function trackedHtmlRenderer(
   source: string, tracking: TrackingOptions | undefined, links: LinkContext, literal = false,
 ): (model: Model, message: MessageTokens) => string {
-  const { template, links: sites } = trackedHtml(source, literal);
+  const { template, links: sites, hasImage } = trackedHtml(source, literal);
   const open = tracking?.open?.enable !== false;
   const rewrite = hrefRewrite(tracking, links.publicUrl);
   const base = escapeHtml(links.publicUrl);
@@ -134,7 +137,7 @@ export function trackedHtmlRenderer(
     const request = `${account}\n${requestId}`;
     let clickPrefix: string | undefined;
     const hooks: RenderHooks = {
-      insert: () => (open ? pixel(`${base}/t/o/${message.token('o')}`) : ''),
+      insert: () => (open ? pixel(`${base}/t/o/${message.token('o')}`, hasImage) : ''),
       wrap(id, rendered) {
         const site = sites[id];
         const cache = caches[id];
@@ -158,7 +161,17 @@ export function trackedHtmlRenderer(
   };
 }
 
-/** The open pixel: 1×1, no alt text, no border, on its own line so it takes no room beside text. */
-function pixel(src: string): string {
-  return `<img src="${src}" width="1" height="1" alt="" border="0" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+/**
+ * The open pixel, 1×1 on its own line so it takes no room beside text. In a content with images of
+ * its own, an <img>, which every client that shows images loads. In one without, Herald's pixel
+ * would be its only <img>: spam filters count an image beside little text against a message
+ * (SpamAssassin's HTML_IMAGE_ONLY_* rules, up to 2.8 points, for any text under 3,200 characters),
+ * so the pixel is the background image of a 1×1 block instead, which Apple Mail, Gmail, Yahoo and
+ * Outlook on the web load as they load images (classic Outlook for Windows does not, and it blocks
+ * images by default anyway).
+ */
+function pixel(src: string, asImage: boolean): string {
+  return asImage
+    ? `<img src="${src}" width="1" height="1" alt="" border="0" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`
+    : `<div style="width:1px;height:1px;line-height:1px;font-size:1px;background-image:url('${src}')">&nbsp;</div>`;
 }
