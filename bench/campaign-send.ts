@@ -259,12 +259,16 @@ export async function runCampaignSend(): Promise<Record<string, unknown>> {
       prebuilt_raw_messages_per_s: reference.messages_per_s,
       prebuilt_raw_errors: reference.errors,
       ratio_to_prebuilt_raw: round(recipientsPerS / reference.messages_per_s, 2),
+      prebuilt_raw_cpu_ms_per_message: reference.cpu_ms_per_message,
+      // Worker and store together, over what the reference process spends per message: the goal is ≤ 1.0.
+      ratio_cpu_to_prebuilt_raw: round((cpu.worker + cpu.store) / reference.cpu_ms_per_message, 2),
       notes: `contacts inserted in bulk into one list; the content: ~15 KB HTML, \${contact.first_name} in the subject and body, 60 links, every option on ` +
         '(click tracking, utm parameters, header links, footer); the store on its H2 file (durable commits, as npm start runs it); launched with launchCampaign (task + CampaignLaunch workflow), worker = `node dist/worker.js` ' +
         `in its own process (default tuning), after a ${WARM_UP_CONTACTS}-recipient warm-up campaign; recipients_per_s = launch to the sink's last message; ` +
         'sending_per_s = first to last message; *_cpu_ms_per_message = CPU time (user + system, all threads) of the worker processes (summed) and the store process from launch to last message, per message; worker_peak_rss_mb = the largest worker process\'s VmHWM (whole run, warm-up included); ' +
         `reference = pooled nodemailer (5 connections, 50 in flight) sending ${REFERENCE_SENDS} prebuilt raw messages (${REFERENCE_DISTINCT} distinct, built ` +
-        'by the campaign\'s own plan: the same bytes Herald sends) to the same counting sink, before the worker starts',
+        'by the campaign\'s own plan: the same bytes Herald sends) to the same counting sink, before the worker starts; ' +
+        'ratio_cpu_to_prebuilt_raw = (worker + store CPU per message) / the reference process\'s own CPU per message (process.cpuUsage while it sends)',
     };
   } finally {
     await teardown.run();
