@@ -1,5 +1,5 @@
 // The 250 requests/s cap per URL, at a real receiver: with one event per request (a tuning
-// setting) and two endpoints of two accounts on the same URL, thousands of events would go out
+// setting) and two endpoints of two accounts on the same URL, 1,500 events would go out
 // far faster than 250 requests/s; the receiver never sees more than 250 in any one-second window
 // (sliding, not aligned), and every event still arrives.
 import type { NewAccount } from '../../core/accounts/accounts';
@@ -13,7 +13,8 @@ let herald: TestHerald;
 let receiver: WebhookReceiver;
 let accounts: NewAccount[];
 
-const EVENTS_PER_ACCOUNT = 1500;
+// 1,500 requests: six seconds and more at the cap, dozens of its buckets asked beyond it.
+const EVENTS_PER_ACCOUNT = 750;
 
 beforeAll(async () => {
   [herald, receiver] = await Promise.all([
