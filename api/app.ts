@@ -42,9 +42,22 @@ export interface ApiDeps {
   relays: RelayDefinition[];
 }
 
+/**
+ * How long an idle keep-alive connection stays open. Node's 5 s is shorter than what clients and
+ * proxies keep theirs (undici 4 s by its own count, a load balancer 60 s): a client sending on a
+ * connection the server is closing that moment gets a reset instead of an answer (seen as
+ * ECONNRESET on a POST after a few seconds' pause on a busy machine). Longer than a load
+ * balancer's 60 s, so the server is never the one that closes first; the Keep-Alive header tells
+ * clients (undici keeps them a second less).
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 /** The API's HTTP server: the Koa app, with tracking's open and click hits answered ahead of it (api/tracking/fast-path.ts). */
 export function createApiServer(deps: ApiDeps): http.Server {
-  return http.createServer(withTrackingFastPath({ store: deps.store, settings: deps.tracking }, createApp(deps).callback()));
+  const server = http.createServer(withTrackingFastPath({ store: deps.store, settings: deps.tracking }, createApp(deps).callback()));
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000; // above the keep-alive, as Node wants it
+  return server;
 }
 
 /** The HTTP application: every interface's router behind the shared middleware. */

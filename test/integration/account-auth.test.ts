@@ -1,5 +1,6 @@
 // The account API's door: every credential form, login sessions, ACCOUNT_REQUIRED and
 // PASSWORD_EXPIRED, users and their keys, permissions, and no data across accounts.
+import http from 'node:http';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { createUser } from '../../core/accounts/users';
 import { startTestHerald, type TestHerald } from '../support/herald';
@@ -33,6 +34,16 @@ describe('credentials', () => {
       success: true,
       data: { code: acme.account, name: acme.account, plan: { state: 'ACTIVE', contacts: { limit: null, active: 0 }, emails: { available: null } } },
     });
+  });
+
+  it('keeps an idle connection 65 s and says so (longer than a load balancer\'s 60 s: the server never closes one a client is about to use)', async () => {
+    const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+      http.get(`${herald.baseUrl}/v2/${acme.account}`, { headers: bearer(acme.apiKey), agent: new http.Agent({ keepAlive: true }) }, (response) => {
+        response.resume();
+        resolve(response.headers);
+      }).on('error', reject);
+    });
+    expect([headers.connection, headers['keep-alive']]).toEqual(['keep-alive', 'timeout=65']);
   });
 
   it('counts the account\'s active contacts in plan.contacts.active', async () => {
