@@ -25,6 +25,7 @@ import { measureFeedbackWebhooks } from './feedback-load';
 import { composeBenchHerald, startBenchStack } from './herald-stack';
 import { percentile, perSecond, round } from './stats';
 import { log, Teardown, within } from './support';
+import { SEND_CONCURRENCY } from '../core/sending/message-loop';
 
 const CONTACTS = Number(process.env.HERALD_BENCH_RELAYS_CONTACTS ?? 20_000);
 /** The rate limit of phase (3), messages a second across both workers. */
@@ -32,7 +33,7 @@ const RATE = Number(process.env.HERALD_BENCH_RELAYS_RATE ?? 300);
 /** Messages of each campaign of phase (3): about 20 s at the limit with two campaigns. */
 const RATE_CONTACTS = Math.round(RATE * 10);
 /** Messages a page has in flight (core/sending/message-loop.ts SEND_CONCURRENCY): what a kill may catch. */
-const IN_FLIGHT = 50;
+const IN_FLIGHT = SEND_CONCURRENCY;
 const WARM_UP = 2_000;
 /** Which phases run (HERALD_BENCH_RELAYS_PHASES, e.g. `2,4`; all by default). */
 const PHASES = new Set((process.env.HERALD_BENCH_RELAYS_PHASES ?? '1,2,3,4').split(',').map(Number));
