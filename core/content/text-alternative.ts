@@ -3,25 +3,17 @@
 // every such message gets a multipart/alternative with a text/plain part made from its HTML
 // template (./text-renderings.ts), itself a template of the same language, rendered per recipient
 // like a text the sender wrote. Its links keep their own addresses (the HTML's are the tracked
-// ones). Made once per distinct HTML; an HTML whose text would not compile as a template (an
-// expression cut by a tag) gets no text part rather than fail the send.
-import { LRUCache } from 'lru-cache';
-import { compiledTemplate } from './dialect/dialect';
+// ones). Made once per distinct HTML, kept beside its compilations (the templates' cache: a
+// request's or a campaign's content is planned again and again); an HTML whose text would not
+// compile as a template (an expression cut by a tag) gets no text part rather than fail the send.
+import { cachedCompile, compiledTemplate } from './dialect/dialect';
 import { htmlToText } from './text-renderings';
-
-/** Texts made per HTML source: a request's or a campaign's content is planned again and again. */
-const made = new LRUCache<string, { text: string | undefined }>({ max: 1000, maxSize: 64 * 1024 * 1024, sizeCalculation: (_value, html) => html.length + 1 });
 
 /** The content's text part: its own, else one made from its HTML, else none. */
 export function textPartOf(content: { html?: string; text?: string }): string | undefined {
   if (content.text !== undefined || content.html === undefined) return content.text;
   const { html } = content;
-  let entry = made.get(html);
-  if (!entry) {
-    entry = { text: madeFrom(html) };
-    made.set(html, entry);
-  }
-  return entry.text;
+  return cachedCompile(html, 'text-alternative', () => ({ text: madeFrom(html) })).text;
 }
 
 function madeFrom(html: string): string | undefined {
