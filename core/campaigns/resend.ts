@@ -7,7 +7,7 @@
 // and sends pages of the candidates it finds: with nothing failed, a 100,000-recipient round is a
 // few reads of 1,000 rows each, not 200 pages.
 import type { Store } from '../../adapters/store/store';
-import { readLedger, type LedgerOutcome } from '../sending/resume';
+import { readLedger, readLedgerStatuses, type LedgerOutcome } from '../sending/resume';
 import { campaignMailIds } from './model';
 
 /** Seqs one call of nextResendCandidates reads at most: a few hundred milliseconds of the store. */
@@ -25,9 +25,9 @@ export async function pendingOfRound<T extends { seq: number }>(
   let pending = rows;
   for (let r = 0; r < round && pending.length > 0; r += 1) {
     const mailIdOf = campaignMailIds(account, campaignId, r);
-    const found = await readLedger(store, account, pending.map((row) => mailIdOf(row.seq)), { withEvent: false });
+    const found = await readLedgerStatuses(store, account, pending.map((row) => mailIdOf(row.seq)));
     // The latest message so far failed (a recipient round r did not reach keeps its earlier one).
-    pending = pending.filter((row) => { const latest = found.get(mailIdOf(row.seq)); return latest ? latest.status === 'failed' : r > 0; });
+    pending = pending.filter((row) => { const latest = found.get(mailIdOf(row.seq)); return latest ? latest === 'failed' : r > 0; });
   }
   const ownOf = campaignMailIds(account, campaignId, round);
   const own = pending.map((row) => ownOf(row.seq));

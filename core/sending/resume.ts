@@ -27,17 +27,23 @@ export interface LedgerResume {
  */
 const IDS_PER_READ = 1000;
 
-/**
- * The ledger's rows of `mailIds` (of the account), by mail_id. `withEvent: false` when only the
- * statuses matter (the event is most of a row): the outcomes then have no event.
- */
-export async function readLedger(store: Store, account: string, mailIds: string[], options: { withEvent?: boolean } = {}): Promise<Map<string, LedgerOutcome>> {
-  const projection = options.withEvent === false ? { _id: 1, status: 1 } : { _id: 1, status: 1, event: 1 };
+/** The ledger's rows of `mailIds` (of the account), by mail_id. */
+export async function readLedger(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerOutcome>> {
+  const rows = await readRows<Pick<MessageDoc, '_id' | 'status' | 'event'>>(store, account, mailIds, { _id: 1, status: 1, event: 1 });
+  return new Map(rows.map((row) => [row._id, { status: row.status, event: row.event }]));
+}
+
+/** The statuses of the ledger's rows of `mailIds`, by mail_id: what a resend round asks of earlier rounds (the event is most of a row). */
+export async function readLedgerStatuses(store: Store, account: string, mailIds: string[]): Promise<Map<string, MessageDoc['status']>> {
+  const rows = await readRows<Pick<MessageDoc, '_id' | 'status'>>(store, account, mailIds, { _id: 1, status: 1 });
+  return new Map(rows.map((row) => [row._id, row.status]));
+}
+
+async function readRows<T extends { _id: string }>(store: Store, account: string, mailIds: string[], projection: Record<string, 1>): Promise<T[]> {
   const parts: string[][] = [];
   for (let start = 0; start < mailIds.length; start += IDS_PER_READ) parts.push(mailIds.slice(start, start + IDS_PER_READ));
-  const read = await Promise.all(parts.map((ids) => store.messages.find({ _id: { $in: ids }, account })
-    .project<Pick<MessageDoc, '_id' | 'status' | 'event'>>(projection).toArray()));
-  return new Map(read.flat().map((row) => [row._id, { status: row.status, event: row.event }]));
+  const read = await Promise.all(parts.map((ids) => store.messages.find({ _id: { $in: ids }, account }).project<T>(projection).toArray()));
+  return read.flat();
 }
 
 /**
