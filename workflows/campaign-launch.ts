@@ -1,6 +1,6 @@
 import {
   ActivityCancellationType, ActivityFailure, ApplicationFailure, CancellationScope, condition, continueAsNew, defineSignal, isCancellation,
-  proxyActivities, setHandler, sleep, workflowInfo,
+  patched, proxyActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import type { createCampaignActivities } from '../activities/campaigns';
 import {
@@ -39,6 +39,12 @@ const resumeSignal = defineSignal(CAMPAIGN_RESUME_SIGNAL);
 
 /** Deferred recipients waiting for their next send: past this many, no new page starts until they drain (the carried state stays small). */
 const MAX_DEFERRED_WAITING = 5000;
+/**
+ * Resend rounds walk in strides (findResendCandidates) since 2026-11-29; a round begun before walks
+ * page by page to its end (its history has no marker), which sends to the same recipients.
+ */
+const RESEND_IN_STRIDES = 'resend-in-strides';
+
 /** A run continues as new well before Temporal's 51,200-event history limit. */
 const MAX_HISTORY_EVENTS = 10_000;
 
@@ -158,7 +164,7 @@ export async function CampaignLaunch(input: CampaignLaunchInput): Promise<void> 
           const taken = new Set(due.map((d) => d.seq));
           state.deferred = state.deferred.filter((d) => !taken.has(d.seq));
           start(pageOf(0, 0, due.map((d) => d.seq)), new Map(due.map((d) => [d.seq, d.sends])));
-        } else if (round > 0 && state.total !== undefined) {
+        } else if (round > 0 && state.total !== undefined && patched(RESEND_IN_STRIDES)) {
           // A resend walks the snapshot in strides and sends pages of the recipients it finds.
           const found = await findResendCandidates({ ...task, campaignId, round, from: state.next, total: state.total, want: tuning.pageSize });
           state.next = found.next;

@@ -15,6 +15,7 @@ import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 import type { SinkOptions } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
+import { workflowIds } from '../../adapters/temporal/contracts';
 
 /** The relay's behaviour: startTestHerald hands this very object to the sink, so a test may change its lists. */
 const relay: SinkOptions & Parameters<typeof startTestHerald>[0] = {
@@ -191,6 +192,11 @@ it('sends again to the recipients whose message failed, and to them only', async
   // Nothing failed any more: another round sends nothing.
   const last = (await act(campaign, 'resend-failed')).task;
   expect((await waitForTask(store, account, last.id, ['FINISHED'])).result).toEqual({ recipients: 6, sent: 0, failed: 0, dropped: 0 });
+  // It walked the snapshot in a stride of the ledger and had no page to send.
+  const history = await herald.services.temporal.workflow.getHandle(workflowIds.campaign(account, campaign.id, last.id)).fetchHistory();
+  const activities = history.events!.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+  expect(activities).toContain('findResendCandidates');
+  expect(activities).not.toContain('sendCampaignPage');
   expect(received(emails)).toBe(6);
   expect((await act((await store.campaigns.findOne({ account, state: 'CANCELLED' }))!, 'resend-failed', 400)).error.userMessage).toMatch(/only a SENT one/);
 }, 90000);
