@@ -110,8 +110,8 @@ export function listIdOf(account: string, host: string): string {
 
 /** The client's headers with Herald's list headers: its own List-Id, if it set one, wins; Herald's List-Unsubscribe always does. */
 function withListHeaders(headers: Record<string, string> | undefined, listId: string, tokens: MessageTokens): Record<string, string> {
-  const own = headers && Object.keys(headers).some((name) => name.toLowerCase() === 'list-id');
-  return { ...(own ? {} : { 'List-Id': listId }), ...headers, ...listUnsubscribeOf(tokens) };
+  const own = headers !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === 'list-id');
+  return { ...headers, ...listHeadersOf(tokens, own ? undefined : listId) };
 }
 
 /** What planning needs besides the request: the Message-ID host, and where tracking links point. */
@@ -169,6 +169,7 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
   const render = contentRenderer(body, context.links);
   const skeleton = await bodySkeleton(body);
   const idHost = messageIdHost(mtaHost, body.from.email);
+  const listId = listIdOf(request.account, idHost);
   return {
     sender: body.from.email,
     mailIds,
@@ -176,8 +177,7 @@ async function planHttp(request: SendRequestDoc, body: SendRequestBody, context:
       const recipient = body.recipients[index];
       const names = namesOf(request, mailIds[index], recipient.to.email);
       const messageId = messageIdOf(names.mailId, idHost);
-      const ids = { messageId, listId: listIdOf(request.account, idHost) };
-      const raw = () => composeCopy(skeleton, recipient, render(recipient, { ...names, index }), ids, request.purpose !== 'optin-confirmation');
+      const raw = () => composeCopy(skeleton, recipient, render(recipient, { ...names, index }), { messageId, listId }, request.purpose !== 'optin-confirmation');
       return plannedMessage(names, mtaHost, raw, {
         messageId,
         copiesTo: [...(recipient.cc ?? []), ...(recipient.bcc ?? [])].map((address) => address.email),
@@ -199,7 +199,9 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
   const mailIds = mailIdsOf(request, submission.rcptTo.length);
   // Herald's own List-Unsubscribe replaces the client's: its one-click must reach Herald's suppression list.
   const headerLines = message.headerLines.filter((line) => !LIST_UNSUBSCRIBE.has(headerName(line)));
-  const ownListId = headerLines.some((line) => headerName(line) === 'list-id');
+  const idHost = messageIdHost(mtaHost, message.from.email);
+  // The client's own List-Id line stays, and Herald adds none.
+  const listId = headerLines.some((line) => headerName(line) === 'list-id') ? undefined : listIdOf(request.account, idHost);
   const html = message.html !== undefined ? trackedHtmlRenderer(message.html, undefined, links, true) : undefined;
   // HTML only: a text part made from it (not a template here: nothing is substituted in a submission).
   const text = message.text ?? (message.html !== undefined ? htmlToText(message.html) || undefined : undefined);
@@ -217,12 +219,10 @@ async function planSmtp(request: SendRequestDoc, submission: SmtpSubmission, con
     mailIds,
     message(index) {
       const names = namesOf(request, mailIds[index], submission.rcptTo[index]);
-      const idHost = messageIdHost(mtaHost, message.from.email);
       const messageId = messageIdOf(names.mailId, idHost);
       return plannedMessage(names, mtaHost, () => {
         const tokens = new MessageTokens(links, { ...names, index });
-        const headers = { ...(ownListId ? {} : { 'List-Id': listIdOf(request.account, idHost) }), ...listUnsubscribeOf(tokens) };
-        return skeleton.build({ messageId, html: html?.({}, tokens), text, headerLines, headers });
+        return skeleton.build({ messageId, html: html?.({}, tokens), text, headerLines, headers: listHeadersOf(tokens, listId) });
       }, { messageId });
     },
   };
@@ -237,6 +237,11 @@ const headerName = (line: string) => line.slice(0, line.indexOf(':')).trim().toL
  */
 export function listUnsubscribeOf(tokens: MessageTokens): Record<string, string> {
   return { 'List-Unsubscribe': `<${tokens.url('u')}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+}
+
+/** Herald's list headers of a message: its List-Id (none when the client set its own) and its List-Unsubscribe. */
+function listHeadersOf(tokens: MessageTokens, listId: string | undefined): Record<string, string> {
+  return { ...(listId ? { 'List-Id': listId } : {}), ...listUnsubscribeOf(tokens) };
 }
 
 /**

@@ -21,12 +21,6 @@ export interface LedgerResume {
   remaining: string[];
 }
 
-/**
- * The embedded store answers an `$in` of up to 1,000 _ids from its index and a longer one by
- * reading the whole collection (infra/store/IndexLookups.java): longer lists are read in parts.
- */
-const IDS_PER_READ = 1000;
-
 /** The ledger's rows of `mailIds` (of the account), by mail_id. */
 export async function readLedger(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerOutcome>> {
   const rows = await readRows<Pick<MessageDoc, '_id' | 'status' | 'event'>>(store, account, mailIds, { _id: 1, status: 1, event: 1 });
@@ -39,11 +33,8 @@ export async function readLedgerStatuses(store: Store, account: string, mailIds:
   return new Map(rows.map((row) => [row._id, row.status]));
 }
 
-async function readRows<T extends { _id: string }>(store: Store, account: string, mailIds: string[], projection: Record<string, 1>): Promise<T[]> {
-  const parts: string[][] = [];
-  for (let start = 0; start < mailIds.length; start += IDS_PER_READ) parts.push(mailIds.slice(start, start + IDS_PER_READ));
-  const read = await Promise.all(parts.map((ids) => store.messages.find({ _id: { $in: ids }, account }).project<T>(projection).toArray()));
-  return read.flat();
+function readRows<T extends { _id: string }>(store: Store, account: string, mailIds: string[], projection: Record<string, 1>): Promise<T[]> {
+  return mailIds.length === 0 ? Promise.resolve([]) : store.messages.find({ _id: { $in: mailIds }, account }).project<T>(projection).toArray();
 }
 
 /**

@@ -64,6 +64,8 @@ it('sends allowed headers (X-…, List-Id, In-Reply-To) as given', async () => {
   expect(mail.rcptTo).toEqual(['allowed@example.net']);
   expect(mail.parsed.headers.get('x-order')).toBe('42');
   expect(mail.parsed.headers.get('in-reply-to')).toBe('<a@example.com>');
+  // The client's List-Id replaces Herald's (one line, theirs).
+  expect(mail.parsed.headerLines.filter((line) => line.key === 'list-id').map((line) => line.line.replace(/^list-id:\s*/i, ''))).toEqual(['<news.example.com>']);
 });
 
 it('stores only validated fields: unknown keys are dropped, the body is one JSON string', async () => {
