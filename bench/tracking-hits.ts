@@ -11,7 +11,7 @@ import { createAccount } from '../core/accounts/accounts';
 import { buildEvent, eventOfSentMail } from '../core/tracking/events';
 import { newId } from '../core/shared/ids';
 import { mailIdOf } from '../core/sending/plan';
-import { connectStore, type EventDoc, type MessageDoc, type SendRequestDoc, type Store } from '../adapters/store/store';
+import { connectStore, type EventDoc, type LedgerRowDoc, type SendRequestDoc, type Store } from '../adapters/store/store';
 import { placeOf } from '../core/tracking/geoip';
 import { clickFields, clientFields } from '../core/tracking/hit-fields';
 import { deviceOf } from '../core/tracking/user-agent';
@@ -73,7 +73,7 @@ export async function fixture(store: Store): Promise<Fixture> {
   const now = new Date();
   const request: SendRequestDoc = { _id: requestId, account, source: 'http', payload: '{}', batchId, acceptedAt: now };
   await store.sendRequests.insertOne(request);
-  const rows: MessageDoc[] = [];
+  const rows: LedgerRowDoc[] = [];
   const paths: string[] = [];
   for (let index = 0; index < MESSAGES; index++) {
     const mailId = mailIdOf(account, requestId, index);
@@ -81,16 +81,16 @@ export async function fixture(store: Store): Promise<Fixture> {
     const event = buildEvent('track.mail.sent', {
       account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: now, tags: ['bench'], custom_args: { n: String(index) }, mta: 'herald.bench',
     }, now, 'sent');
-    rows.push({ _id: mailId, account, requestId, email, messageId: `<${mailId}@herald.bench>`, status: 'sent', relayResponse: '250 OK', sentAt: now, event });
+    rows.push({ ...event, _ledger: { mailId, requestId, messageId: `<${mailId}@herald.bench>`, status: 'sent', relayResponse: '250 OK', sentAt: now } });
     const message = messagePart({ account, requestId, index });
     const link = linkPart({ linkId: index % 5, target: `https://shop.example/p/${index}?utm_source=mail`, url: `https://shop.example/p/${index}`, interests: [] });
     paths.push(`/t/o/${messageToken(secret, 'o', message)}`);
     if (index % 3 === 0) paths.push(`/t/c/${messageToken(secret, 'c', message)}.${link}.${linkSignature(secret, requestId, link)}`);
   }
-  for (let at = 0; at < rows.length; at += 1000) await store.messages.insertMany(rows.slice(at, at + 1000));
+  for (let at = 0; at < rows.length; at += 1000) await store.ledger.insertMany(rows.slice(at, at + 1000));
   // Spread each message's hits over the run (the paths list is walked round-robin).
   paths.sort(() => Math.random() - 0.5);
-  return { account, paths, sampleEvent: rows[0].event };
+  return { account, paths, sampleEvent: rows[0] };
 }
 
 /** An event as a click stores it (~1 KB): the reference inserts documents of this size. */

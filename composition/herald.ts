@@ -11,6 +11,7 @@ import type { SMTPServer } from 'smtp-server';
 import type { ApiDeps } from '../api/app';
 import { createHttpsGet, type HttpsGet } from '../adapters/http/https-get';
 import { createLogger, type Logger } from '../adapters/logger';
+import { migrateLegacyLedger } from '../adapters/store/ledger-migration';
 import { createThreadedRelay, type ThreadedRelay } from '../adapters/relay/thread';
 import { RelayStatus, shareRelays } from '../adapters/relay/relay-shares';
 import type { RelaySender } from '../adapters/relay/transport';
@@ -104,6 +105,9 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   const store = once(async () => {
     const made = await connectStore(required(config, 'mongodbUri'), config.mongodbDatabase);
     onClose(() => made.close());
+    // A store written by a release before 2026-11-29 keeps its ledger in `messages`: moved before anything reads it.
+    const moved = await migrateLegacyLedger(made);
+    if (moved > 0) logger.info({ moved }, 'send ledger rows moved onto their outcome events (docs/architecture.md, "One record per outcome")');
     return made;
   });
   const temporal = once(async () => {

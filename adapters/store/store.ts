@@ -166,21 +166,46 @@ export interface SenderDoc {
   drainingUntil: Date;
 }
 
-/** The send ledger: one row per mail_id, written as soon as the relay accepted the message. */
-export interface MessageDoc {
+/**
+ * The send ledger's fields of a message, kept on its outcome event (core/sending/ledger.ts): one
+ * per mail_id (a unique index), written as soon as the relay answered.
+ */
+export interface LedgerFields {
+  mailId: string;
+  requestId: string;
+  messageId: string;
+  /** dropped: never sent (a suppressed or unsubscribed address, a cancelled batch). */
+  status: 'sent' | 'failed' | 'dropped';
+  relayResponse: string;
+  sentAt: Date;
+  /** The Temporal run that sent it (transactional requests): where an operator finds its activity. */
+  sentBy?: { workflowId: string; runId: string };
+}
+
+/**
+ * A row of the send ledger: the outcome event of a message (sent, bounced at send, dropped) with
+ * the ledger's fields under `_ledger`, Herald's bookkeeping, never shown (fields starting with
+ * `_` are not the event's). One durable record per outcome.
+ */
+export interface LedgerRowDoc extends EventDoc {
+  _ledger: LedgerFields;
+}
+
+/**
+ * A row of the ledger as releases before 2026-11-29 kept it, in `messages`, beside its event in
+ * `events`: read only by the migration that moves it onto its event (./ledger-migration.ts).
+ */
+export interface LegacyMessageDoc {
   _id: string;
   account: string;
   requestId: string;
   email: string;
   messageId: string;
-  /** dropped: never sent, the address is on the account's suppression list. */
-  status: 'sent' | 'failed' | 'dropped';
+  status: LedgerFields['status'];
   relayResponse: string;
   sentAt: Date;
-  /** The outcome's event, written with the row so a crash before the event insert loses nothing. */
   event: EventDoc;
-  /** The Temporal run that sent it (transactional requests): where an operator finds its activity. */
-  sentBy?: { workflowId: string; runId: string };
+  sentBy?: LedgerFields['sentBy'];
 }
 
 /** A tracking event with exactly the spec's fields, plus `_id` (the cursor order). */
@@ -705,7 +730,10 @@ export interface Store {
   sendRequests: Collection<SendRequestDoc>;
   sendQueue: Collection<SendQueueDoc>;
   senders: Collection<SenderDoc>;
-  messages: Collection<MessageDoc>;
+  /** The send ledger: the outcome events of `events`, seen with their ledger fields (core/sending/ledger.ts). */
+  ledger: Collection<LedgerRowDoc>;
+  /** The ledger of releases before 2026-11-29, emptied into `events` at start (./ledger-migration.ts). */
+  legacyMessages: Collection<LegacyMessageDoc>;
   linkTables: Collection<LinkTableDoc>;
   events: Collection<EventDoc>;
   optinConfirmations: Collection<OptinConfirmationDoc>;
@@ -757,9 +785,10 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     sendRequests: db.collection('sendRequests'),
     sendQueue: db.collection('sendQueue'),
     senders: db.collection('senders'),
-    messages: db.collection('messages'),
+    legacyMessages: db.collection('messages'),
     linkTables: db.collection('linkTables'),
     events: db.collection('events'),
+    ledger: db.collection('events'),
     optinConfirmations: db.collection('optinConfirmations'),
     dkimKeys: db.collection('dkimKeys'),
     templates: db.collection('templates'),
@@ -809,7 +838,6 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.sendRequests.createIndex({ account: 1, acceptedAt: 1 }),
     store.sendRequests.createIndex({ account: 1, batchId: 1 }),
     store.sendQueue.createIndex({ account: 1, _id: 1 }),
-    store.messages.createIndex({ account: 1, requestId: 1 }),
     store.events.createIndex({ track_id: 1 }, { unique: true }),
     store.events.createIndex({ account: 1, _id: 1 }),
     store.events.createIndex({ account: 1, mail_id: 1 }),
@@ -838,8 +866,11 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.events.createIndex({ account: 1, batch_id: 1, track_type: 1 }),
     store.triggerUsage.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     store.feedbackNonces.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
-    // The bounces API's report without a mail_id goes to the address's latest message.
-    store.messages.createIndex({ account: 1, email: 1, sentAt: -1 }),
+    // The send ledger: one outcome per mail_id (the embedded store uses unique indexes only);
+    // a request's messages; the bounces API's report without a mail_id goes to the address's latest.
+    store.events.createIndex({ '_ledger.mailId': 1 }, { unique: true, sparse: true }),
+    store.events.createIndex({ account: 1, '_ledger.requestId': 1 }),
+    store.events.createIndex({ account: 1, email: 1, '_ledger.sentAt': -1 }),
     store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),
     store.automations.createIndex({ account: 1, 'trigger.key': 1 }),
     store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),

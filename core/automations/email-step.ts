@@ -11,7 +11,7 @@ import { recordUnsent, type Unsent } from '../sending/give-up';
 import { LedgerWriter } from '../sending/ledger';
 import { sendMessages, type MessageLoopDeps, type SendControls, type SendLog } from '../sending/message-loop';
 import { resumeFromLedger } from '../sending/resume';
-import type { AutomationDoc, AutomationEmailStep, AutomationRunDoc, MessageDoc } from '../../adapters/store/store';
+import type { AutomationDoc, AutomationEmailStep, AutomationRunDoc, LedgerFields } from '../../adapters/store/store';
 import type { AutomationStepInput, AutomationStepOutcome } from '../../adapters/temporal/contracts';
 import { automationMessage, automationModel, buildAutomationEmail, eventContext, type AutomationMessageRef } from './message';
 import { automationDocId, automationMailId, automationRunDocId, triggerEventDocId } from './model';
@@ -37,7 +37,7 @@ export function createEmailSteps(deps: EmailStepDeps) {
   }
 
   /** The step's outcome if the ledger has it (the resume from the ledger, for one message). */
-  async function ledgerOutcome(input: AutomationStepInput): Promise<MessageDoc['status'] | undefined> {
+  async function ledgerOutcome(input: AutomationStepInput): Promise<LedgerFields['status'] | undefined> {
     const mailId = automationMailId(input.account, input.automationId, input.eventId, input.step);
     return (await resumeFromLedger(store, input.account, [mailId])).done.get(mailId)?.status;
   }

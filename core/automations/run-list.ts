@@ -4,7 +4,7 @@
 // ledger row under its mail_id (./model.ts automationMailId), one _id lookup per email step of
 // the page's runs. A running or stopped run is at the step after its last email with a row (a
 // wait, or an email not sent yet); a failed one at that email; a completed one at its last step.
-import type { AutomationDoc, AutomationRunDoc, Store } from '../../adapters/store/store';
+import type { AutomationDoc, AutomationRunDoc, LedgerRowDoc, Store } from '../../adapters/store/store';
 import { workflowIds } from '../../adapters/temporal/contracts';
 import { automationBatchId, automationMailId } from './model';
 
@@ -42,8 +42,9 @@ export async function findAutomationRuns(store: Store, automation: AutomationDoc
   ]);
   const mailIds = runs.flatMap((run) => run.steps.flatMap((step, index) => (
     step.type === 'email' ? [automationMailId(account, run.automationId, run.eventId, index)] : [])));
-  const rows = mailIds.length === 0 ? [] : await store.messages.find({ _id: { $in: mailIds }, account }).project<{ _id: string }>({ _id: 1 }).toArray();
-  const done = new Set(rows.map((row) => row._id));
+  const rows = mailIds.length === 0 ? [] : await store.ledger.find({ '_ledger.mailId': { $in: mailIds }, account })
+    .project<Pick<LedgerRowDoc, '_ledger'>>({ _id: 0, '_ledger.mailId': 1 }).toArray();
+  const done = new Set(rows.map((row) => row._ledger.mailId));
   const items = runs.map((run) => {
     const step = run.steps.length === 0 ? null : currentStep(run, done);
     return {

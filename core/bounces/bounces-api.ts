@@ -8,7 +8,7 @@
 //   and marks its contact (nothing to record an event against); a soft bounce records nothing.
 // The same report posted twice records one event: a message gets at most one hard bounce, one soft
 // bounce and one complaint through this API.
-import type { MessageDoc, Store } from '../../adapters/store/store';
+import type { Store } from '../../adapters/store/store';
 import { normaliseEmail } from '../accounts/users';
 import { errors, fieldError } from '../shared/errors';
 import { recordAddressFeedback, recordFeedback } from './intake';
@@ -34,8 +34,8 @@ const DEFAULT_MESSAGE = 'Reported through the bounces API';
 
 export async function reportBounce(store: Store, account: string, input: ReportedBounce): Promise<ReportedBounceResult> {
   const email = normaliseEmail(input.email);
-  const message = input.mail_id ? await ownMessage(store, account, input.mail_id, email) : await latestMessage(store, account, input.email.trim(), email);
-  if (!message) {
+  const mailId = input.mail_id ? await ownMessage(store, account, input.mail_id, email) : await latestMessage(store, account, input.email.trim(), email);
+  if (!mailId) {
     const recorded = input.type === 'soft' ? 'nothing' : 'suppression';
     if (input.type !== 'soft') await recordAddressFeedback(store, account, email, input.type);
     countFeedback('api', input.type === 'soft' ? 'ignored' : input.type);
@@ -44,21 +44,24 @@ export async function reportBounce(store: Store, account: string, input: Reporte
   const outcome: ReportOutcome = input.type === 'complaint'
     ? { kind: 'complaint' }
     : { kind: 'bounce', bounceType: input.type, message: providerMessage(input.message) || DEFAULT_MESSAGE };
-  const result = await recordFeedback(store, message._id, () => outcome, `api:${input.type}`);
+  const result = await recordFeedback(store, mailId, () => outcome, `api:${input.type}`);
   countFeedback('api', outcomeLabel(result));
-  return { email, type: input.type, mail_id: message._id, recorded: result.recorded === 'nothing' ? 'nothing' : 'event' };
+  return { email, type: input.type, mail_id: mailId, recorded: result.recorded === 'nothing' ? 'nothing' : 'event' };
 }
 
-async function ownMessage(store: Store, account: string, mailId: string, email: string): Promise<Pick<MessageDoc, '_id'>> {
-  const row = await store.messages.findOne({ _id: mailId, account }, { projection: { _id: 1, email: 1, status: 1 } });
+/** The mail_id given, once it is the account's message to that address and was sent. */
+async function ownMessage(store: Store, account: string, mailId: string, email: string): Promise<string> {
+  const row = await store.ledger.findOne({ '_ledger.mailId': mailId, account }, { projection: { _id: 0, email: 1, _ledger: 1 } });
   if (!row) throw errors.notFound(`No message ${mailId.slice(0, 40)} in this account`);
   if (normaliseEmail(row.email) !== email) throw errors.validation({ email: fieldError('invalid_value', `Not the recipient of ${mailId}`) });
-  if (row.status !== 'sent') throw errors.validation({ mail_id: fieldError('invalid_value', `The message was not sent (${row.status}): there is nothing to bounce`) });
-  return row;
+  const { status } = row._ledger;
+  if (status !== 'sent') throw errors.validation({ mail_id: fieldError('invalid_value', `The message was not sent (${status}): there is nothing to bounce`) });
+  return mailId;
 }
 
 /** The ledger keeps the address as the send wrote it: looked up as given and in lowercase. */
-async function latestMessage(store: Store, account: string, given: string, email: string): Promise<Pick<MessageDoc, '_id'> | undefined> {
-  const [row] = await store.messages.find({ account, email: { $in: [...new Set([given, email])] }, status: 'sent' }, { projection: { _id: 1 } }).sort({ sentAt: -1 }).limit(1).toArray();
-  return row;
+async function latestMessage(store: Store, account: string, given: string, email: string): Promise<string | undefined> {
+  const [row] = await store.ledger.find({ account, email: { $in: [...new Set([given, email])] }, '_ledger.status': 'sent' }, { projection: { _id: 0, '_ledger.mailId': 1 } })
+    .sort({ '_ledger.sentAt': -1 }).limit(1).toArray();
+  return row?._ledger.mailId;
 }

@@ -14,7 +14,7 @@ import { perStore } from '../../adapters/store/per-store';
 import { errors } from '../shared/errors';
 import { eventOfSentMail, recordEvents } from '../tracking/events';
 import { metrics } from '../../adapters/metrics/registry';
-import type { ContactState, EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+import type { ContactState, EventDoc, LedgerRowDoc, Store } from '../../adapters/store/store';
 import { suppressMany } from '../sending/suppressions';
 import { trackingSecret } from '../content/tracking/secret';
 import { normaliseEmail } from '../accounts/users';
@@ -98,15 +98,16 @@ async function recordFeedbacks(store: Store, items: FeedbackItem[]): Promise<Rep
     const sent = rows.get(mailId);
     if (!sent) return { recorded: 'nothing', why: 'the reported message is not in the send ledger', mailId };
     const { account } = sent;
-    if (sent.status !== 'sent') return { recorded: 'nothing', why: `the message was not sent (${sent.status})`, account, mailId };
-    const email = sent.event.email;
+    const { status } = sent._ledger;
+    if (status !== 'sent') return { recorded: 'nothing', why: `the message was not sent (${status})`, account, mailId };
+    const { email } = sent;
     const outcome = item.outcomeFor(email);
     if (outcome.kind === 'none') return { recorded: 'nothing', why: outcome.why, account, mailId };
     events.push(outcome.kind === 'bounce'
-      ? eventOfSentMail(sent.event, 'track.mail.bounced', at, item.uniqueness, { bounce_type: outcome.bounceType, message: outcome.message })
-      : eventOfSentMail(sent.event, 'track.mail.unsubscribed', at, item.uniqueness, { reason: 'spam_fbl' }));
+      ? eventOfSentMail(sent, 'track.mail.bounced', at, item.uniqueness, { bounce_type: outcome.bounceType, message: outcome.message })
+      : eventOfSentMail(sent, 'track.mail.unsubscribed', at, item.uniqueness, { reason: 'spam_fbl' }));
     if (outcome.kind === 'complaint' || outcome.bounceType === 'hard') {
-      lasting.push({ account: sent.event.account, email, kind: outcome.kind === 'bounce' ? 'hard' : 'complaint' });
+      lasting.push({ account, email, kind: outcome.kind === 'bounce' ? 'hard' : 'complaint' });
     }
     return outcome.kind === 'bounce'
       ? { recorded: 'bounce', account, mailId, email, bounceType: outcome.bounceType }
@@ -138,11 +139,9 @@ export function reportedMailId(report: Report, secret: Buffer, bounceDomain: str
 }
 
 /** The ledger rows of mail_ids: a mail_id is unique across accounts, and its row says whose it is. */
-async function sentMessages(store: Store, mailIds: string[]): Promise<Map<string, Pick<MessageDoc, '_id' | 'account' | 'status' | 'event'>>> {
-  const rows = mailIds.length === 1
-    ? [await store.messages.findOne({ _id: mailIds[0] }, { projection: { account: 1, status: 1, event: 1 } })].filter((row) => row !== null)
-    : await store.messages.find({ _id: { $in: mailIds } }, { projection: { account: 1, status: 1, event: 1 } }).toArray();
-  return new Map(rows.map((row) => [row._id, row]));
+async function sentMessages(store: Store, mailIds: string[]): Promise<Map<string, LedgerRowDoc>> {
+  const rows = await store.ledger.find({ '_ledger.mailId': mailIds.length === 1 ? mailIds[0] : { $in: mailIds } }).toArray();
+  return new Map(rows.map((row) => [row._ledger.mailId, row]));
 }
 
 /** What a hard bounce or a complaint does to an address of an account. */

@@ -116,7 +116,7 @@ export async function campaignRecipientEmails(store: Store, account: string, cam
   if (!campaign) return new Set();
   const rounds = campaign.launch?.rounds ?? 0;
   const requestIds = Array.from({ length: rounds + 1 }, (_, round) => campaignRequestId(campaignId, round));
-  const sent = new Set((await store.messages.find({ account, requestId: { $in: requestIds }, status: 'sent' })
+  const sent = new Set((await store.ledger.find({ account, '_ledger.requestId': { $in: requestIds }, '_ledger.status': 'sent' })
     .project<{ email: string }>({ _id: 0, email: 1 }).toArray()).map((row) => row.email.toLowerCase()));
   if (action === 'SENT') return sent;
   const trackType = action === 'OPENED' || action === 'NO_OPEN' ? 'track.mail.first_opened' : 'track.mail.first_clicked';

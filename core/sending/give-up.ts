@@ -1,11 +1,11 @@
 // The one recording of messages that are not sent, for every sender (transactional requests,
 // campaign pages, automation emails): given up (the relay's trouble or its deferrals outlasted
 // the retries), content that cannot be built, a request whose record is gone, and drops decided
-// instead of a send (a cancelled batch, an unsubscribed contact, a suppressed address). Each gets its ledger row with its
-// event like any outcome, so accepted work always ends in an event; a failure here is a soft
+// instead of a send (a cancelled batch, an unsubscribed contact, a suppressed address). Each gets its ledger row (its
+// outcome event) like any outcome, so accepted work always ends in an event; a failure here is a soft
 // bounce (the address is not at fault).
 import { buildEvent } from '../tracking/events';
-import type { EventDoc, MessageDoc } from '../../adapters/store/store';
+import type { EventDoc, LedgerFields, LedgerRowDoc } from '../../adapters/store/store';
 import { ledgerRow, type LedgerWriter } from './ledger';
 import type { PlannedMessage } from './plan';
 
@@ -23,7 +23,7 @@ export type Unsent =
 /** Event texts are capped: a reason may be a long relay or renderer message. */
 const MAX_TEXT = 500;
 
-function outcomeOf(message: PlannedMessage, unsent: Unsent, at: Date): { status: MessageDoc['status']; response: string; event: EventDoc } {
+function outcomeOf(message: PlannedMessage, unsent: Unsent, at: Date): { status: LedgerFields['status']; response: string; event: EventDoc } {
   const softBounce = (uniqueness: string, text: string) => buildEvent('track.mail.bounced', message.subject, at, uniqueness, {
     bounce_type: 'soft', message: text.slice(0, MAX_TEXT),
   });
@@ -44,13 +44,13 @@ function outcomeOf(message: PlannedMessage, unsent: Unsent, at: Date): { status:
 }
 
 /** The ledger row of a message not sent (its sent_timestamp: now). */
-export function unsentRow(message: PlannedMessage, unsent: Unsent, at = new Date()): MessageDoc {
+export function unsentRow(message: PlannedMessage, unsent: Unsent, at = new Date()): LedgerRowDoc {
   message.subject.sent_timestamp = at;
   const { status, response, event } = outcomeOf(message, unsent, at);
   return ledgerRow(message, status, response, event);
 }
 
-/** Records each message as not sent, for the same reason; resolves once every row and event is stored. Returns the count. */
+/** Records each message as not sent, for the same reason; resolves once every row is stored. Returns the count. */
 export async function recordUnsent(ledger: LedgerWriter, messages: PlannedMessage[], unsent: Unsent): Promise<number> {
   const at = new Date();
   await Promise.all(messages.map((message) => ledger.record(unsentRow(message, unsent, at))));

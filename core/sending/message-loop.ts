@@ -11,7 +11,7 @@ import { returnPathOf } from '../bounces/return-path';
 import { dkimSigningFor } from './dkim';
 import { buildEvent } from '../tracking/events';
 import { LedgerWriter, ledgerRow, type SentBy } from './ledger';
-import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+import type { EventDoc, LedgerFields, Store } from '../../adapters/store/store';
 import { suppress, suppressedAmong } from './suppressions';
 import { trackingSecret } from '../content/tracking/secret';
 import type { PlannedMessage } from './plan';
@@ -127,7 +127,7 @@ export async function sendMessages<T extends OutgoingMessage>(deps: MessageLoopD
     return signing.get(sender)!;
   };
   const returnPathKey = await trackingSecret(store); // signs each message's return path
-  const record = (message: PlannedMessage, status: MessageDoc['status'], response: string, event: EventDoc) => (
+  const record = (message: PlannedMessage, status: LedgerFields['status'], response: string, event: EventDoc) => (
     ledger.record(ledgerRow(message, status, response, event))
   );
 

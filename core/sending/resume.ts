@@ -1,17 +1,15 @@
 // The resume from the ledger, the same for every sender (transactional requests, campaign pages,
-// automation emails): a message whose mail_id has a row in the send ledger is done and is never
-// sent again; the others remain. One equality read on the ledger's _id answers it. A crash
-// between a row and its event may have kept the event out: the done messages' events are stored
-// again (a known track_id is skipped; fresh _ids keep the events' cursor order).
-import { ObjectId } from 'mongodb';
-import { recordEvents } from '../tracking/events';
-import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+// automation emails): a message whose mail_id has a row in the send ledger (its outcome event,
+// ./ledger.ts) is done and is never sent again; the others remain. One read of the ledger's unique
+// mail_id index answers it.
+import type { Document } from 'mongodb';
+import type { EventDoc, LedgerFields, LedgerRowDoc, Store } from '../../adapters/store/store';
 
 /** What the ledger holds of a message: its outcome and that outcome's event. */
-export type LedgerOutcome = Pick<MessageDoc, 'status' | 'event'>;
+export interface LedgerOutcome { status: LedgerFields['status']; event: EventDoc }
 
 /** Counts of done messages, by outcome. */
-export type OutcomeCounts = Record<MessageDoc['status'], number>;
+export type OutcomeCounts = Record<LedgerFields['status'], number>;
 
 export interface LedgerResume {
   /** The done messages' outcomes, by mail_id. */
@@ -23,22 +21,24 @@ export interface LedgerResume {
 
 /** The ledger's rows of `mailIds` (of the account), by mail_id. */
 export async function readLedger(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerOutcome>> {
-  const rows = await readRows<Pick<MessageDoc, '_id' | 'status' | 'event'>>(store, account, mailIds, { _id: 1, status: 1, event: 1 });
-  return new Map(rows.map((row) => [row._id, { status: row.status, event: row.event }]));
+  const rows = await readRows<LedgerRowDoc>(store, account, mailIds, undefined);
+  return new Map(rows.map((row) => [row._ledger.mailId, { status: row._ledger.status, event: row }]));
 }
 
 /** The statuses of the ledger's rows of `mailIds`, by mail_id: what a resend round asks of earlier rounds (the event is most of a row). */
-export async function readLedgerStatuses(store: Store, account: string, mailIds: string[]): Promise<Map<string, MessageDoc['status']>> {
-  const rows = await readRows<Pick<MessageDoc, '_id' | 'status'>>(store, account, mailIds, { _id: 1, status: 1 });
-  return new Map(rows.map((row) => [row._id, row.status]));
+export async function readLedgerStatuses(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerFields['status']>> {
+  const rows = await readRows<Pick<LedgerRowDoc, '_ledger'>>(store, account, mailIds, { _id: 0, '_ledger.mailId': 1, '_ledger.status': 1 });
+  return new Map(rows.map((row) => [row._ledger.mailId, row._ledger.status]));
 }
 
-function readRows<T extends { _id: string }>(store: Store, account: string, mailIds: string[], projection: Record<string, 1>): Promise<T[]> {
-  return mailIds.length === 0 ? Promise.resolve([]) : store.messages.find({ _id: { $in: mailIds }, account }).project<T>(projection).toArray();
+function readRows<T extends Document>(store: Store, account: string, mailIds: string[], projection: Record<string, 0 | 1> | undefined): Promise<T[]> {
+  if (mailIds.length === 0) return Promise.resolve([]);
+  const found = store.ledger.find({ '_ledger.mailId': { $in: mailIds }, account });
+  return (projection ? found.project<T>(projection) : found).toArray() as Promise<T[]>;
 }
 
 /**
- * Which of `mailIds` are done and which remain; the done ones' events are stored again. `read`:
+ * Which of `mailIds` are done and which remain. `read`:
  * rows the caller already read (a superset is fine: a campaign's resend reads earlier rounds too).
  */
 export async function resumeFromLedger(
@@ -57,10 +57,5 @@ export async function resumeFromLedger(
     done.set(mailId, row);
     counts[row.status] += 1;
   }
-  await restoreEvents(store, [...done.values()].map((row) => row.event));
   return { done, counts, remaining };
-}
-
-function restoreEvents(store: Store, events: EventDoc[]): Promise<number> {
-  return events.length === 0 ? Promise.resolve(0) : recordEvents(store, events.map((event) => ({ ...event, _id: new ObjectId() })));
 }

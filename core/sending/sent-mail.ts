@@ -1,12 +1,12 @@
-// What Herald knows of a message after it left: its ledger row's event (core/sending/ledger.ts),
-// which carries every general field later events repeat (batch_id, email, tags, custom_args,
-// mta, sent_timestamp, mail_type). Tracking hits and bounce reports name a message by its mail_id;
-// this finds its event with one equality read on the ledger's _id. A row never changes once
+// What Herald knows of a message after it left: its ledger row, its outcome event
+// (core/sending/ledger.ts), which carries every general field later events repeat (batch_id,
+// email, tags, custom_args, mta, sent_timestamp, mail_type). Tracking hits and bounce reports name
+// a message by its mail_id; this finds its row with one read of the ledger's unique mail_id index. A row never changes once
 // written (the first outcome of a mail_id stays), so rows read are kept for later hits, and
 // lookups that arrive in the same turn share one query (adapters/batching/read-batch.ts).
 import { perStore } from '../../adapters/store/per-store';
 import { ReadBatch } from '../../adapters/batching/read-batch';
-import type { EventDoc, MessageDoc, Store } from '../../adapters/store/store';
+import type { EventDoc, Store } from '../../adapters/store/store';
 
 /** Ledger events kept per store; beyond it the oldest are dropped (read again when needed). */
 const MAX_CACHED = 20_000;
@@ -24,8 +24,8 @@ export async function sentEventOf(store: Store, account: string, mailId: string)
   let batch = reader.batches.get(account);
   if (!batch) {
     batch = new ReadBatch<string, EventDoc>(async (ids) => {
-      const rows = await store.messages.find({ _id: { $in: ids }, account }).project<Pick<MessageDoc, '_id' | 'event'>>({ _id: 1, event: 1 }).toArray();
-      return new Map(rows.map((row) => [row._id, row.event]));
+      const rows = await store.ledger.find({ '_ledger.mailId': { $in: ids }, account }).toArray();
+      return new Map(rows.map((row) => [row._ledger.mailId, row]));
     });
     reader.batches.set(account, batch);
   }

@@ -25,7 +25,22 @@ export interface EventSubject {
  * mail_ids share a prefix and end in their seq) sit side by side in the store's track_id index.
  */
 function deterministicTrackId(mailId: string, type: TrackType, uniqueness: string): string {
-  return `event_${mailId.slice(mailId.indexOf('_') + 1)}${derivedPrefix('', 10, type, uniqueness)}`;
+  return `event_${mailId.slice(mailId.indexOf('_') + 1)}${trackIdDigest(type, uniqueness)}`;
+}
+
+/** Digests kept: a few types × uniqueness values the send engine uses ('sent', 'suppressed'…); reports' own values are not kept. */
+const MAX_DIGESTS = 256;
+const digests = new Map<string, string>();
+
+/** The digest part of a deterministic track_id: the same for every message of a type and uniqueness, so hashed once, not per message. */
+function trackIdDigest(type: TrackType, uniqueness: string): string {
+  const key = `${type}\u0000${uniqueness}`;
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    digest = derivedPrefix('', 10, type, uniqueness);
+    if (digests.size < MAX_DIGESTS) digests.set(key, digest);
+  }
+  return digest;
 }
 
 /**

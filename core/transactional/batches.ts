@@ -9,7 +9,7 @@
 // A batch's one page of messages comes from the send ledger (one row per message once its
 // outcome is known) with each message's events.
 import { workflowIds } from '../../adapters/temporal/contracts';
-import type { SendRequestDoc, Store } from '../../adapters/store/store';
+import type { LedgerRowDoc, SendRequestDoc, Store } from '../../adapters/store/store';
 import { countBatchEvents, type EventCounts } from '../tracking/batch-counts';
 import { readHttpBody, readSmtpSubmission } from './request';
 
@@ -84,24 +84,24 @@ export async function batchDetail(store: Store, account: string, batchId: string
   const [summary] = await summaries(store, account, [batchId]);
   if (!summary) return undefined;
   const requestIds = (await store.sendRequests.find({ account, batchId }).project<{ _id: string }>({ _id: 1 }).toArray()).map((r) => r._id);
-  const ledger = { account, requestId: { $in: requestIds } };
+  const ledger = { account, '_ledger.requestId': { $in: requestIds } };
   const [rows, messagesTotal] = await Promise.all([
-    store.messages.find(ledger).project<{ _id: string; email: string; status: BatchMessage['status']; sentBy?: { runId: string } }>({ _id: 1, email: 1, status: 1, sentBy: 1 })
-      .sort({ sentAt: 1, _id: 1 }).limit(MAX_BATCH_MESSAGES).toArray(),
-    store.messages.countDocuments(ledger),
+    store.ledger.find(ledger).project<Pick<LedgerRowDoc, '_ledger' | 'email'>>({ _id: 0, email: 1, _ledger: 1 })
+      .sort({ '_ledger.sentAt': 1, '_ledger.mailId': 1 }).limit(MAX_BATCH_MESSAGES).toArray(),
+    store.ledger.countDocuments(ledger),
   ]);
-  const events = await store.events.find({ account, batch_id: batchId, mail_id: { $in: rows.map((row) => row._id) } })
+  const events = await store.events.find({ account, batch_id: batchId, mail_id: { $in: rows.map((row) => row._ledger.mailId) } })
     .project<{ mail_id: string; track_type: string; timestamp: string }>({ _id: 0, mail_id: 1, track_type: 1, timestamp: 1 }).toArray();
   const byMail = new Map<string, Array<{ type: string; time: string }>>();
   for (const event of events.sort((a, b) => a.timestamp.localeCompare(b.timestamp))) {
     byMail.set(event.mail_id, [...(byMail.get(event.mail_id) ?? []), { type: event.track_type, time: event.timestamp }]);
   }
-  const messages = rows.map((row): BatchMessage => {
-    const ofMail = byMail.get(row._id) ?? [];
+  const messages = rows.map(({ _ledger: row, email }): BatchMessage => {
+    const ofMail = byMail.get(row.mailId) ?? [];
     const bounced = ofMail.some((event) => event.type === 'track.mail.bounced');
-    return { mail_id: row._id, to: row.email, status: bounced ? 'bounced' : row.status, events: ofMail };
+    return { mail_id: row.mailId, to: email, status: bounced ? 'bounced' : row.status, events: ofMail };
   });
-  const runIds = [...new Set(rows.flatMap((row) => (row.sentBy ? [row.sentBy.runId] : [])))];
+  const runIds = [...new Set(rows.flatMap(({ _ledger: row }) => (row.sentBy ? [row.sentBy.runId] : [])))];
   return { ...summary, messages, messagesTotal, temporal: { namespace, workflowId: summary.workflowId, runIds, query: runsQuery(summary.workflowId, batchId, runIds) } };
 }
 
@@ -123,9 +123,9 @@ async function summaries(store: Store, account: string, batchIds: string[]): Pro
     countBatchEvents(store, account, batchIds, COUNTED),
   ]);
   // Ledger rows: one per message whose outcome is known, so a batch is done when it has one per recipient.
-  const rows = await store.messages.aggregate<{ _id: string; n: number }>([
-    { $match: { account, requestId: { $in: requests.map((request) => request._id) } } },
-    { $group: { _id: '$requestId', n: { $sum: 1 } } },
+  const rows = await store.ledger.aggregate<{ _id: string; n: number }>([
+    { $match: { account, '_ledger.requestId': { $in: requests.map((request) => request._id) } } },
+    { $group: { _id: '$_ledger.requestId', n: { $sum: 1 } } },
   ]).toArray();
   const outcomes = new Map(rows.map((row) => [row._id, row.n]));
   const byBatch = new Map<string, SendRequestDoc[]>();

@@ -28,7 +28,7 @@ function cstringEnd(buffer: Buffer, at: number): number {
   return end;
 }
 
-/** JSON of the document (or array) starting at `at`; when `top`, its _id is left out and _id/track_id are reported. */
+/** JSON of the document (or array) starting at `at`; when `top`, fields whose names start with `_` (its _id, a ledger row's `_ledger`) are left out and _id/track_id are reported. */
 function documentJson(buffer: Buffer, view: DataView, at: number, isArray: boolean, top?: { id?: ObjectId; trackId?: string }): string {
   const size = view.getInt32(at, true);
   const end = at + size - 1;
@@ -57,6 +57,10 @@ function documentJson(buffer: Buffer, view: DataView, at: number, isArray: boole
       }
       case 0x03: // document
       case 0x04: { // array
+        if (top && name.startsWith('_')) { // Herald's bookkeeping (a ledger row's `_ledger`): skipped unread
+          pos += view.getInt32(pos, true);
+          continue;
+        }
         value = documentJson(buffer, view, pos, type === 0x04);
         pos += view.getInt32(pos, true);
         break;
@@ -78,13 +82,14 @@ function documentJson(buffer: Buffer, view: DataView, at: number, isArray: boole
       case 0x12: value = String(Number(view.getBigInt64(pos, true))); pos += 8; break;
       default: throw new Unsupported();
     }
+    if (top && name.startsWith('_')) continue; // Herald's bookkeeping, never served
     if (out !== '') out += ',';
     out += isArray ? value : `${quotedKey(name)}:${value}`;
   }
   return isArray ? `[${out}]` : `{${out}}`;
 }
 
-/** The event's webhook JSON (without _id), its _id and track_id, from its raw BSON. */
+/** The event's webhook JSON (without _id and bookkeeping such as `_ledger`), its _id and track_id, from its raw BSON. */
 export function eventJsonFromBson(raw: Uint8Array): EventJson {
   const buffer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
@@ -96,5 +101,5 @@ export function eventJsonFromBson(raw: Uint8Array): EventJson {
     if (!(error instanceof Unsupported)) throw error;
   }
   const { _id, ...event } = BSON.deserialize(raw) as EventDoc;
-  return { id: _id, trackId: event.track_id, json: JSON.stringify(event) };
+  return { id: _id, trackId: event.track_id, json: JSON.stringify(event, (key, value) => (key.startsWith('_') ? undefined : value)) };
 }

@@ -9,6 +9,7 @@ import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 import { waitUntil } from '../support/wait';
+import { ledgerRowOf } from '../support/ledger';
 
 let herald: TestHerald;
 let browser: Browser;
@@ -124,7 +125,7 @@ test('a send over HTTP: its events in the feed by batch and by email, an event\'
   await expect(message).toHaveCount(1);
   await expect(message).toContainText('sent');
   // The link goes to the run that sent it, which its ledger row names.
-  const row = await herald.services.store.messages.findOne({ account: account.account, email: 'ada@example.net' });
+  const row = await ledgerRowOf(herald.services.store, { account: account.account, email: 'ada@example.net' });
   const run = page.getByRole('link', { name: /in the Temporal UI/ });
   await expect(run).toHaveAttribute(
     'href', `http://temporal-ui.test:8233/namespaces/${process.env.TEMPORAL_NAMESPACE ?? 'default'}/workflows/sender-${account.account}/${row!.sentBy!.runId}`,

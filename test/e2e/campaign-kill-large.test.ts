@@ -21,6 +21,7 @@ import { addContacts, addLists, campaignApi, draftCampaign, waitForCampaign } fr
 import { startEnvelopeSink } from '../support/envelope-sink';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
 import { waitUntil } from '../support/wait';
+import { ledgerRows } from '../support/ledger';
 
 const CONTACTS = Number(process.env.HERALD_KILL_CONTACTS ?? 10_000);
 let storeProcess: EmbeddedStore;
@@ -76,7 +77,7 @@ it(`sends each of ${CONTACTS.toLocaleString('en-US')} contacts the campaign once
   expect(duplicated.every(([, ids]) => ids.length === 2 && ids[0] === ids[1])).toBe(true);
 
   // One ledger row per contact, sent, with the Message-ID of its copies.
-  const rows = await store.messages.find({ account, requestId: campaignRequestId(campaign.id) }).project<{ email: string; status: string; messageId: string }>({ _id: 0, email: 1, status: 1, messageId: 1 }).toArray();
+  const rows = await ledgerRows(store, { account, requestId: campaignRequestId(campaign.id) });
   expect(rows).toHaveLength(CONTACTS);
   expect(rows.every((row) => row.status === 'sent')).toBe(true);
   expect(rows.filter((row) => copies.get(row.email)!.some((id) => id !== row.messageId))).toEqual([]);

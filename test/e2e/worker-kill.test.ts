@@ -10,6 +10,7 @@ import { DRAIN_TUNING } from '../../core/transactional/drain';
 import { createAccount } from '../../core/accounts/accounts';
 import { newId } from '../../core/shared/ids';
 import { startKillableStack, type KillableStack } from '../support/killable-worker';
+import { ledgerCount, ledgerRows } from '../support/ledger';
 
 const RECIPIENTS = 1000;
 let stack: KillableStack;
@@ -79,9 +80,9 @@ it('loses nothing, duplicates at most what was in flight, and resumes on a new w
   // (The sink records a message before it acknowledges it: the last rows land just after.)
   let rowCount = 0;
   await until('every ledger row', () => rowCount === RECIPIENTS, 30000, async () => {
-    rowCount = await services.store.messages.countDocuments({ account: account.account });
+    rowCount = await ledgerCount(services.store, { account: account.account });
   });
-  const rows = await services.store.messages.find({ account: account.account }).toArray();
+  const rows = await ledgerRows(services.store, { account: account.account });
   expect(rows.length).toBe(RECIPIENTS);
   expect(rows.every((row) => row.status === 'sent')).toBe(true);
   for (const row of rows) expect(new Set(copies.get(row.email))).toEqual(new Set([row.messageId]));
@@ -141,9 +142,9 @@ it('loses no single send of a stream the worker is killed in the middle of, and 
   // One ledger row per request with the Message-ID of every copy; the queue empty.
   let rowCount = 0;
   await until('every ledger row', () => rowCount === REQUESTS, 30000, async () => {
-    rowCount = await services.store.messages.countDocuments({ account: account.account });
+    rowCount = await ledgerCount(services.store, { account: account.account });
   });
-  const rows = await services.store.messages.find({ account: account.account }).toArray();
+  const rows = await ledgerRows(services.store, { account: account.account });
   expect(rows.every((row) => row.status === 'sent')).toBe(true);
   for (const row of rows) expect(new Set(copies.get(row.email))).toEqual(new Set([row.messageId]));
   expect(await services.store.sendQueue.countDocuments({ account: account.account })).toBe(0);

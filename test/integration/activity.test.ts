@@ -91,13 +91,16 @@ describe('views', () => {
     expect(answer.body.data.map((e: EventDoc) => e.track_id)).toEqual(expected(() => true).map((e) => e.track_id)); // newest first
   });
 
-  it('full: every field of each event, its type\'s own included, nothing internal', async () => {
+  it('full: every field of each event, its type\'s own included, nothing internal (no _id, no ledger fields)', async () => {
     const answer = await activity('view=full&limit=1000');
     expect(answer.body.data).toHaveLength(stored.length);
+    // The real sends' events are their ledger rows: the ledger's fields (`_ledger`) stay Herald's.
+    expect(stored.filter((e) => e._ledger).map((e) => e.track_type).sort()).toEqual(['track.mail.bounced', 'track.mail.dropped', 'track.mail.sent']);
     for (const event of answer.body.data) {
-      const { _id, ...fields } = stored.find((e) => e.track_id === event.track_id)!;
+      const { _id, _ledger, ...fields } = stored.find((e) => e.track_id === event.track_id)!;
       expect(event).toEqual(JSON.parse(JSON.stringify(fields)));
       expect(event).not.toHaveProperty('_id');
+      expect(event).not.toHaveProperty('_ledger');
     }
     const opened = answer.body.data.find((e: EventDoc) => e.track_type === 'track.mail.opened');
     expect(opened).toMatchObject({ user_agent: 'Mozilla/5.0', city: 'Paris', country: 'FR' });

@@ -9,6 +9,7 @@ import { automationMailId } from '../../core/automations/model';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 import { waitUntil } from '../support/wait';
+import { insertLedgerRows } from '../support/ledger';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -92,9 +93,9 @@ it('shows a completed run at its last step and a failed one at the email that fa
   // The failed run's ledger: its first email sent, the second failed.
   const row = (step: number, status: 'sent' | 'failed') => ({
     _id: automationMailId(account, id, 'broken', step), account, requestId: `automation-${id}-broken`, email: 'broken@example.net', messageId: `<m${step}@herald.test>`,
-    status, relayResponse: status === 'sent' ? '250 ok' : '550 no', sentAt: new Date(), event: {} as never,
+    status, relayResponse: status === 'sent' ? '250 ok' : '550 no', sentAt: new Date(), event: { track_id: `t${step}` } as never,
   });
-  await store.messages.insertMany([row(0, 'sent'), row(2, 'failed')]);
+  await insertLedgerRows(store, [row(0, 'sent'), row(2, 'failed')]);
   const runs = (await call('GET', `/automations/${id}/runs`)).body.data;
   expect(runs.map((r: Json) => [r.id, r.status, r.step, r.stepType, r.reason])).toEqual([
     ['broken', 'failed', 2, 'email', 'the relay refused it'],

@@ -26,6 +26,7 @@ import { startTestHerald, type TestHerald } from '../support/herald';
 import { testTemporalLogger } from '../support/temporal-logs';
 import { callHerald } from '../support/http';
 import { waitUntil } from '../support/wait';
+import { ledgerRowOf } from '../support/ledger';
 
 let mailbox: TestMailbox;
 let herald: TestHerald;
@@ -58,7 +59,7 @@ async function sendTo(email: string): Promise<Sent> {
   });
   expect(answer.status).toBe(202);
   const [sentEvent] = await batchEvents(herald.services.store, acme.account, answer.headers.get('herald-batch-id')!, 1);
-  await waitUntil(`the ledger row of ${sentEvent.mail_id}`, () => herald.services.store.messages.findOne({ _id: sentEvent.mail_id }), 10_000, 20);
+  await waitUntil(`the ledger row of ${sentEvent.mail_id}`, () => ledgerRowOf(herald.services.store, { _id: sentEvent.mail_id }), 10_000, 20);
   const mail = await waitUntil(`the relay's copy for ${email}`, () => herald.sink.received.find((m) => m.rcptTo.includes(email)), 10_000);
   return { mailId: sentEvent.mail_id, returnPath: mail.mailFrom, messageId: mail.parsed.messageId!, sentEvent };
 }

@@ -21,6 +21,7 @@ import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 import { openDialog } from '../support/smtp-dialog';
+import { ledgerCount } from '../support/ledger';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -45,7 +46,7 @@ async function sendTo(account: NewAccount, email: string): Promise<Sent> {
   const [sentEvent] = await batchEvents(herald.services.store, account.account, batchId, 1);
   expect(sentEvent.track_type).toBe('track.mail.sent');
   // The ledger row (which reports are matched against) is written beside the event: wait for both.
-  for (const deadline = Date.now() + 10_000; (await herald.services.store.messages.countDocuments({ _id: sentEvent.mail_id, account: account.account })) === 0;) {
+  for (const deadline = Date.now() + 10_000; (await ledgerCount(herald.services.store, { _id: sentEvent.mail_id, account: account.account })) === 0;) {
     if (Date.now() > deadline) throw new Error(`no ledger row for ${sentEvent.mail_id}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

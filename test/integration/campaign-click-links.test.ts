@@ -15,6 +15,7 @@ import { addContacts, addLists, campaignApi, draftCampaign, waitForCampaign } fr
 import { batchEvents } from '../support/events';
 import { callHerald } from '../support/http';
 import { startTestHerald, type TestHerald } from '../support/herald';
+import { ledgerRowOf } from '../support/ledger';
 
 let herald: TestHerald;
 let store: Store;
@@ -101,7 +102,7 @@ it('answers a forged table link, an unknown link_id and a table link of a reques
     json: { from: { email: 'news@example.com' }, subject: 'Plain', content: { html: '<a href="https://shop.example.com/sale">Sale</a>' }, recipients: [{ to: { email: 'tx@example.net' } }] },
   });
   const [sentEvent] = await batchEvents(store, account, sent.headers.get('herald-batch-id')!, 1);
-  const txRequest = (await store.messages.findOne({ _id: sentEvent.mail_id, account }))!.requestId;
+  const txRequest = (await ledgerRowOf(store, { _id: sentEvent.mail_id, account }))!.requestId;
   const txMessage = messagePart({ account, requestId: txRequest, index: 0 });
 
   for (const token of [

@@ -2,7 +2,8 @@
 // ledger rows written as the send engine writes them (a mail_id per recipient and round), then the
 // walk in strides: the recipients whose latest message failed, in seq order, each once, however
 // the walk is cut into calls, and not those already sent in this round.
-import { connectStore, type MessageDoc, type Store } from '../../adapters/store/store';
+import { connectStore, type EventDoc, type LedgerFields, type Store } from '../../adapters/store/store';
+import { insertLedgerRows } from '../support/ledger';
 import { campaignMailId } from '../../core/campaigns/model';
 import { nextResendCandidates, pendingOfRound, RESEND_SCAN_PER_CALL } from '../../core/campaigns/resend';
 import { newId } from '../../core/shared/ids';
@@ -23,10 +24,10 @@ afterAll(async () => {
 });
 
 /** Ledger rows of `round` for the seqs, with their status. */
-async function ledger(round: number, statuses: Array<[number, MessageDoc['status']]>) {
-  await store.messages.insertMany(statuses.map(([seq, status]) => ({
+async function ledger(round: number, statuses: Array<[number, LedgerFields['status']]>) {
+  await insertLedgerRows(store, statuses.map(([seq, status]) => ({
     _id: campaignMailId(account, campaignId, seq, round), account, requestId: `r${round}`, email: `c${seq}@example.net`, messageId: `<${seq}.${round}@x>`,
-    status, relayResponse: '', sentAt: new Date(), event: {} as MessageDoc['event'],
+    status, relayResponse: '', sentAt: new Date(), event: { track_id: `t${seq}.${round}` } as EventDoc,
   })));
 }
 
@@ -46,7 +47,7 @@ async function walk(round: number, want: number): Promise<{ seqs: number[]; call
 
 it('finds the recipients whose latest message failed, each once in seq order, however the walk is cut; not those this round sent', async () => {
   // The launch: everyone sent but seqs 3, 1200, 1201 and 2499 (failed) and 5 (dropped); 2000 has no row (the launch was cut short there).
-  await ledger(0, Array.from({ length: TOTAL }, (_, seq): [number, MessageDoc['status']] => [seq, [3, 1200, 1201, 2499].includes(seq) ? 'failed' : seq === 5 ? 'dropped' : 'sent'])
+  await ledger(0, Array.from({ length: TOTAL }, (_, seq): [number, LedgerFields['status']] => [seq, [3, 1200, 1201, 2499].includes(seq) ? 'failed' : seq === 5 ? 'dropped' : 'sent'])
     .filter(([seq]) => seq !== 2000));
   expect(await walk(1, 500)).toEqual({ seqs: [3, 1200, 1201, 2499], calls: 1 });
   expect((await walk(1, 1)).seqs).toEqual([3, 1200, 1201, 2499]);

@@ -16,6 +16,7 @@ import { callHerald } from '../support/http';
 import type { SinkOptions } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 import { workflowIds } from '../../adapters/temporal/contracts';
+import { ledgerCount, ledgerRowOf } from '../support/ledger';
 
 /** The relay's behaviour: startTestHerald hands this very object to the sink, so a test may change its lists. */
 const relay: SinkOptions & Parameters<typeof startTestHerald>[0] = {
@@ -54,7 +55,7 @@ async function act(campaign: CampaignDoc, action: Parameters<typeof api.action>[
   return answer.body;
 }
 const received = (emails: string[]) => herald.sink.received.filter((mail) => emails.includes(mail.rcptTo[0])).length;
-const ledgerCount = (campaign: CampaignDoc, round = 0) => store.messages.countDocuments({ account, requestId: campaignRequestId(campaign.id, round) });
+const roundRows = (campaign: CampaignDoc, round = 0) => ledgerCount(store, { account, requestId: campaignRequestId(campaign.id, round) });
 
 /** Waits for the launch's workflow (every run of it) to close; returns its status. */
 async function workflowClosed(campaign: CampaignDoc): Promise<string> {
@@ -90,7 +91,7 @@ it('pauses after the page in flight, sends nothing while paused, and resumes wit
   const rcpts = herald.sink.received.filter((mail) => emails.includes(mail.rcptTo[0])).map((mail) => mail.rcptTo[0]);
   expect(rcpts).toHaveLength(60);
   expect(new Set(rcpts).size).toBe(60);
-  expect(await ledgerCount(campaign)).toBe(60);
+  expect(await roundRows(campaign)).toBe(60);
 
   // 9 pages, 3 a run: the launch continued as new twice.
   const handle = herald.services.temporal.workflow.getHandle(sent.launch!.workflowId);
@@ -114,7 +115,7 @@ it('cancels mid-send: CANCELLED at once, the task CANCELLED, nothing more sent o
   expect(received(emails)).toBe(atCancel);
   expect(atCancel).toBeLessThan(60);
   // Every message sent is in the ledger, nothing else is; the campaign stays CANCELLED.
-  await waitUntil('the last rows', async () => (await ledgerCount(campaign)) === atCancel);
+  await waitUntil('the last rows', async () => (await roundRows(campaign)) === atCancel);
   expect((await campaignNow(store, campaign)).state).toBe('CANCELLED');
   expect((await act(campaign, 'cancel', 400)).error.userMessage).toMatch(/state CANCELLED cannot be cancelled/);
 }, 90000);
@@ -165,7 +166,7 @@ it('sends again to the recipients whose message failed, and to them only', async
   expect(sent.recipients).toBe(6);
   expect((await waitForTask(store, account, task.id, ['FINISHED'])).result).toEqual({ recipients: 6, sent: 5, failed: 1, dropped: 0 });
   expect(herald.sink.deferred.filter((email) => email === soft)).toHaveLength(2);
-  const failedRow = (await store.messages.findOne({ account, email: soft, requestId: campaignRequestId(campaign.id) }))!;
+  const failedRow = (await ledgerRowOf(store, { account, email: soft, requestId: campaignRequestId(campaign.id) }))!;
   expect(failedRow).toMatchObject({ status: 'failed', event: { track_type: 'track.mail.bounced', bounce_type: 'soft' } });
   expect(received(emails)).toBe(5);
 
@@ -185,7 +186,7 @@ it('sends again to the recipients whose message failed, and to them only', async
   const parts = await store.campaignSnapshots.find({ account, campaignId: campaign.id }).toArray();
   const seq = parts.flatMap((part) => part.recipients).find((recipient) => recipient.email === soft)!.seq;
   expect(resent[0].parsed.messageId).toBe(messageIdOf(campaignMailId(account, campaign.id, seq, 2), 'herald.test'));
-  expect([await ledgerCount(campaign, 1), await ledgerCount(campaign, 2)]).toEqual([1, 1]);
+  expect([await roundRows(campaign, 1), await roundRows(campaign, 2)]).toEqual([1, 1]);
   const after = await campaignNow(store, campaign);
   expect(after).toMatchObject({ state: 'SENT', recipients: 6, launch: { rounds: 2, resendTaskId: resend.id } });
 

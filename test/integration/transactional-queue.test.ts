@@ -14,6 +14,7 @@ import { paced } from '../../core/transactional/pacing';
 import { toStoredFields } from '../../core/transactional/request';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
+import { ledgerRows } from '../support/ledger';
 
 let herald: TestHerald;
 let account: NewAccount;
@@ -80,7 +81,7 @@ it('sends a burst of 80 single sends with far fewer rings and drains than reques
   expect(drains).toBeLessThan(REQUESTS);
 
   // Each message's ledger row names the run that sent it: an operator's way from a batch to its run.
-  const rows = await store.messages.find({ account: account.account }).toArray();
+  const rows = await ledgerRows(store, { account: account.account });
   expect(rows).toHaveLength(REQUESTS);
   for (const row of rows) {
     expect(row.sentBy?.workflowId).toBe(workflowIds.accountSender(account.account));

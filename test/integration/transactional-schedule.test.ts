@@ -6,6 +6,7 @@ import type { NewAccount } from '../../core/accounts/accounts';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
+import { ledgerCount } from '../support/ledger';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -43,7 +44,7 @@ it('holds a request with a future launch_date, and a cancelled batch sends nothi
   expect(answer.body).toEqual({ success: true, data: { batch_id: batchId, requests: 2 } });
   const events = await eventsOf(batchId, 2);
   expect(events.map((e) => [e.email, e.track_type]).sort()).toEqual([['later1@example.net', 'track.mail.dropped'], ['later2@example.net', 'track.mail.dropped']]);
-  expect(await herald.services.store.messages.countDocuments({ account: acme.account, status: 'dropped', relayResponse: 'cancelled' })).toBe(2);
+  expect(await ledgerCount(herald.services.store, { account: acme.account, status: 'dropped', relayResponse: 'cancelled' })).toBe(2);
   expect(delivered('later1@example.net') + delivered('later2@example.net')).toBe(0);
 });
 

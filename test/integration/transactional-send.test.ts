@@ -1,6 +1,7 @@
 import type { NewAccount } from '../../core/accounts/accounts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { waitUntil } from '../support/wait';
+import { ledgerRowOf } from '../support/ledger';
 
 let herald: TestHerald;
 let account: NewAccount;
@@ -48,13 +49,15 @@ describe('POST /v1/mail/send', () => {
     const request = await store.sendRequests.findOne({ account: account.account });
     expect(request).not.toBeNull();
     expect(batch).toBe(`${account.account}_transactional_${request!._id}`);
-    const ledger = await waitUntil('ledger row', () => store.messages.findOne({ account: account.account, requestId: request!._id }));
+    const ledger = await waitUntil('ledger row', () => ledgerRowOf(store, { account: account.account, requestId: request!._id }));
     expect(ledger.status).toBe('sent');
     expect(mail.parsed.messageId).toBe(ledger.messageId);
 
     const event = await waitUntil('sent event', () => store.events.findOne({ account: account.account, mail_id: ledger._id }));
-    const { _id, ...fields } = event;
+    // The event is the ledger row: one record, the ledger's fields under _ledger (never served).
+    const { _id, _ledger, ...fields } = event;
     expect(_id).toBeDefined();
+    expect(_ledger).toMatchObject({ mailId: ledger._id, status: 'sent', messageId: ledger.messageId });
     expect(fields).toEqual({
       account: account.account,
       track_id: expect.stringMatching(/^event_/),

@@ -14,6 +14,7 @@ import { workflowIds } from '../../adapters/temporal/contracts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 import { waitUntil } from '../support/wait';
+import { ledgerRows } from '../support/ledger';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -141,7 +142,7 @@ it('an unsubscribed contact and a suppressed address get track.mail.dropped and 
     expect(await Promise.all(automationIds.map((id) => runOf(eventId, id).result()))).toEqual(['completed', 'completed']);
     const events = await eventsOf(email);
     expect(events.map((event) => [event.track_type, event.mail_type])).toEqual([['track.mail.dropped', 'automation'], ['track.mail.dropped', 'automation']]);
-    const rows = await herald.services.store.messages.find({ account, email }).toArray();
+    const rows = await ledgerRows(herald.services.store, { account, email });
     expect(rows.map((row) => [row.status, row.relayResponse])).toEqual([['dropped', reason], ['dropped', reason]]);
     expect(mailsTo(email)).toHaveLength(0);
   }

@@ -5,6 +5,7 @@ import type { EventDoc } from '../../adapters/store/store';
 import { batchEvents } from './events';
 import type { TestHerald } from './herald';
 import { callHerald } from './http';
+import { ledgerCount, ledgerRows } from './ledger';
 
 export interface SentMessage { mailId: string; messageId: string; email: string; sentEvent: EventDoc }
 
@@ -21,10 +22,10 @@ export async function sendMessages(herald: TestHerald, account: NewAccount, emai
     sent.set(event.email, { mailId: event.mail_id, messageId: '', email: event.email, sentEvent: event });
   }
   const ids = [...sent.values()].map((m) => m.mailId);
-  for (const deadline = Date.now() + 10_000; (await herald.services.store.messages.countDocuments({ _id: { $in: ids } })) < ids.length;) {
+  for (const deadline = Date.now() + 10_000; (await ledgerCount(herald.services.store, { _id: { $in: ids } })) < ids.length;) {
     if (Date.now() > deadline) throw new Error('the ledger rows were not written');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  for (const row of await herald.services.store.messages.find({ _id: { $in: ids } }).toArray()) sent.get(row.email)!.messageId = row.messageId;
+  for (const row of await ledgerRows(herald.services.store, { _id: { $in: ids } })) sent.get(row.email)!.messageId = row.messageId;
   return sent;
 }

@@ -22,6 +22,7 @@ import { installTestTemporalRuntime, testTemporalLogger } from '../support/tempo
 import { testWorkflowCode } from '../support/workflow-bundle';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
+import { ledgerRowOf } from '../support/ledger';
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, without a dependency on @temporalio/proto. */
 const INDEXED_VALUE_TYPE_KEYWORD = 2;
@@ -147,7 +148,7 @@ it('sends the first email at once and the second only after the two-day wait, th
   expect((await env.client.workflow.getHandle(workflowIds.triggerEvent(account, eventId)).describe()).status.name).toBe('COMPLETED');
   expect(await statsOf(automation)).toEqual({ triggered: 1, completed: 1, exited: 0, failed: 0 });
   expect((await runOf(run))!.state).toBe('completed');
-  expect((await store.messages.findOne({ _id: automationMailId(account, automation.id, eventId, 2), account }))!.status).toBe('sent');
+  expect((await ledgerRowOf(store, { _id: automationMailId(account, automation.id, eventId, 2), account }))!.status).toBe('sent');
 }, 60_000);
 
 /** Starts a run of a fresh email → wait → email automation for `to`, and waits for its first email. */
