@@ -57,8 +57,8 @@ export async function measureFeedbackWebhooks(stack: BenchStack, teardown: Teard
   let rows: Sent[] = [];
   for (const deadline = Date.now() + 300_000; rows.length < MESSAGES; await new Promise((resolve) => setTimeout(resolve, 200))) {
     if (Date.now() > deadline) throw new Error(`${rows.length} of ${MESSAGES} messages in the ledger`);
-    rows = await store.ledger.find({ account, '_ledger.mailId': { $exists: true } }, { projection: { _ledger: 1, email: 1 } }).toArray()
-      .then((found) => found.map((row) => ({ mailId: row._ledger.mailId, messageId: row._ledger.messageId, email: row.email })));
+    rows = await store.ledger.find({ account, _outcome_of: { $exists: true } }, { projection: { _ledger: 1, email: 1 } }).toArray()
+      .then((found) => found.map((row) => ({ mailId: row._outcome_of, messageId: row._ledger.messageId, email: row.email })));
   }
 
   const posts = webhookPosts(rows, sendgrid.privateKey, pki.signing.key);

@@ -81,7 +81,7 @@ export async function fixture(store: Store): Promise<Fixture> {
     const event = buildEvent('track.mail.sent', {
       account, batch_id: batchId, mail_id: mailId, email, sent_timestamp: now, tags: ['bench'], custom_args: { n: String(index) }, mta: 'herald.bench',
     }, now, 'sent');
-    rows.push({ ...event, _ledger: { mailId, requestId, messageId: `<${mailId}@herald.bench>`, status: 'sent', relayResponse: '250 OK', sentAt: now } });
+    rows.push({ ...event, _outcome_of: mailId, _ledger: { requestId, messageId: `<${mailId}@herald.bench>`, status: 'sent', relayResponse: '250 OK', sentAt: now } });
     const message = messagePart({ account, requestId, index });
     const link = linkPart({ linkId: index % 5, target: `https://shop.example/p/${index}?utm_source=mail`, url: `https://shop.example/p/${index}`, interests: [] });
     paths.push(`/t/o/${messageToken(secret, 'o', message)}`);

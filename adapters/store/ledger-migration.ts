@@ -1,6 +1,6 @@
 // Moves the send ledger of releases before 2026-11-29 onto the events. Those kept a row per
 // message in `messages` beside its outcome event in `events`; now the outcome event is the row
-// (its ledger fields under `_ledger`, core/sending/ledger.ts). Each old row's fields go onto its
+// (marked `_outcome_of` its mail_id, its ledger fields under `_ledger`, core/sending/ledger.ts). Each old row's fields go onto its
 // event (found by track_id; inserted from the row when a crash had kept it out), then the row is
 // deleted. Every start runs it until `messages` is empty: each step is idempotent, so processes
 // starting together, or a start killed midway, are harmless.
@@ -12,7 +12,6 @@ const BATCH = 1000;
 
 function ledgerOf(row: LegacyMessageDoc): LedgerFields {
   return {
-    mailId: row._id,
     requestId: row.requestId,
     messageId: row.messageId,
     status: row.status,
@@ -35,10 +34,10 @@ export async function migrateLegacyLedger(store: Store): Promise<number> {
     const missing = rows.filter((row) => !stored.has(row.event.track_id));
     if (present.length > 0) {
       await store.events.bulkWrite(present.map((row) => ({
-        updateOne: { filter: { track_id: row.event.track_id }, update: { $set: { _ledger: ledgerOf(row) } } },
+        updateOne: { filter: { track_id: row.event.track_id }, update: { $set: { _outcome_of: row._id, _ledger: ledgerOf(row) } } },
       })), { ordered: false });
     }
-    await insertSkippingDuplicates(store.ledger, missing.map((row) => ({ ...row.event, _ledger: ledgerOf(row) })));
+    await insertSkippingDuplicates(store.ledger, missing.map((row) => ({ ...row.event, _outcome_of: row._id, _ledger: ledgerOf(row) })));
     await store.legacyMessages.deleteMany({ _id: { $in: rows.map((row) => row._id) } });
     moved += rows.length;
   }

@@ -166,12 +166,8 @@ export interface SenderDoc {
   drainingUntil: Date;
 }
 
-/**
- * The send ledger's fields of a message, kept on its outcome event (core/sending/ledger.ts): one
- * per mail_id (a unique index), written as soon as the relay answered.
- */
+/** The send ledger's fields of a message, kept on its outcome event (core/sending/ledger.ts). */
 export interface LedgerFields {
-  mailId: string;
   requestId: string;
   messageId: string;
   /** dropped: never sent (a suppressed or unsubscribed address, a cancelled batch). */
@@ -183,11 +179,14 @@ export interface LedgerFields {
 }
 
 /**
- * A row of the send ledger: the outcome event of a message (sent, bounced at send, dropped) with
- * the ledger's fields under `_ledger`, Herald's bookkeeping, never shown (fields starting with
- * `_` are not the event's). One durable record per outcome.
+ * A row of the send ledger: the outcome event of a message (sent, bounced at send, dropped),
+ * marked by `_outcome_of` (its mail_id: a unique index keeps one outcome per message) with the
+ * ledger's fields under `_ledger`. Herald's bookkeeping, never shown (fields starting with `_` are
+ * not the event's). One durable record per outcome.
  */
 export interface LedgerRowDoc extends EventDoc {
+  /** Top-level, not in `_ledger`: the store answers `$in` on a top-level unique key ~5 times faster. */
+  _outcome_of: string;
   _ledger: LedgerFields;
 }
 
@@ -868,7 +867,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.feedbackNonces.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 }),
     // The send ledger: one outcome per mail_id (the embedded store uses unique indexes only);
     // a request's messages; the bounces API's report without a mail_id goes to the address's latest.
-    store.events.createIndex({ '_ledger.mailId': 1 }, { unique: true, sparse: true }),
+    store.events.createIndex({ _outcome_of: 1 }, { unique: true, sparse: true }),
     store.events.createIndex({ account: 1, '_ledger.requestId': 1 }),
     store.events.createIndex({ account: 1, email: 1, '_ledger.sentAt': -1 }),
     store.automations.createIndex({ account: 1, id: 1 }, { unique: true }),

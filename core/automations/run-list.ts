@@ -42,9 +42,9 @@ export async function findAutomationRuns(store: Store, automation: AutomationDoc
   ]);
   const mailIds = runs.flatMap((run) => run.steps.flatMap((step, index) => (
     step.type === 'email' ? [automationMailId(account, run.automationId, run.eventId, index)] : [])));
-  const rows = mailIds.length === 0 ? [] : await store.ledger.find({ '_ledger.mailId': { $in: mailIds }, account })
-    .project<Pick<LedgerRowDoc, '_ledger'>>({ _id: 0, '_ledger.mailId': 1 }).toArray();
-  const done = new Set(rows.map((row) => row._ledger.mailId));
+  const rows = mailIds.length === 0 ? [] : await store.ledger.find({ _outcome_of: { $in: mailIds }, account })
+    .project<Pick<LedgerRowDoc, '_outcome_of' | '_ledger'>>({ _id: 0, _outcome_of: 1 }).toArray();
+  const done = new Set(rows.map((row) => row._outcome_of));
   const items = runs.map((run) => {
     const step = run.steps.length === 0 ? null : currentStep(run, done);
     return {

@@ -51,7 +51,7 @@ export async function reportBounce(store: Store, account: string, input: Reporte
 
 /** The mail_id given, once it is the account's message to that address and was sent. */
 async function ownMessage(store: Store, account: string, mailId: string, email: string): Promise<string> {
-  const row = await store.ledger.findOne({ '_ledger.mailId': mailId, account }, { projection: { _id: 0, email: 1, _ledger: 1 } });
+  const row = await store.ledger.findOne({ _outcome_of: mailId, account }, { projection: { _id: 0, email: 1, _ledger: 1 } });
   if (!row) throw errors.notFound(`No message ${mailId.slice(0, 40)} in this account`);
   if (normaliseEmail(row.email) !== email) throw errors.validation({ email: fieldError('invalid_value', `Not the recipient of ${mailId}`) });
   const { status } = row._ledger;
@@ -61,7 +61,7 @@ async function ownMessage(store: Store, account: string, mailId: string, email: 
 
 /** The ledger keeps the address as the send wrote it: looked up as given and in lowercase. */
 async function latestMessage(store: Store, account: string, given: string, email: string): Promise<string | undefined> {
-  const [row] = await store.ledger.find({ account, email: { $in: [...new Set([given, email])] }, '_ledger.status': 'sent' }, { projection: { _id: 0, '_ledger.mailId': 1 } })
+  const [row] = await store.ledger.find({ account, email: { $in: [...new Set([given, email])] }, '_ledger.status': 'sent' }, { projection: { _id: 0, _outcome_of: 1 } })
     .sort({ '_ledger.sentAt': -1 }).limit(1).toArray();
-  return row?._ledger.mailId;
+  return row?._outcome_of;
 }

@@ -140,8 +140,8 @@ export function reportedMailId(report: Report, secret: Buffer, bounceDomain: str
 
 /** The ledger rows of mail_ids: a mail_id is unique across accounts, and its row says whose it is. */
 async function sentMessages(store: Store, mailIds: string[]): Promise<Map<string, LedgerRowDoc>> {
-  const rows = await store.ledger.find({ '_ledger.mailId': mailIds.length === 1 ? mailIds[0] : { $in: mailIds } }).toArray();
-  return new Map(rows.map((row) => [row._ledger.mailId, row]));
+  const rows = await store.ledger.find({ _outcome_of: mailIds.length === 1 ? mailIds[0] : { $in: mailIds } }).toArray();
+  return new Map(rows.map((row) => [row._outcome_of, row]));
 }
 
 /** What a hard bounce or a complaint does to an address of an account. */

@@ -1,6 +1,6 @@
 // The send ledger, written in groups. A message's outcome (sent, bounced at send, dropped) is one
-// durable record: its event in `events`, carrying the ledger's fields under `_ledger` (a unique
-// index on `_ledger.mailId` keeps the first outcome of a mail_id). It must be in the store as
+// durable record: its event in `events`, marked `_outcome_of` its mail_id (a unique index keeps
+// the first outcome of a mail_id) and carrying the ledger's fields under `_ledger`. It must be in the store as
 // soon as the relay answered, since a resend after a crash skips exactly the messages it finds
 // there; but a store round trip per message would put the store on the sending path. So rows
 // queue while a write is in flight and the next write takes all of them (WriteQueue): messages
@@ -16,8 +16,8 @@ import type { PlannedMessage } from './plan';
 export function ledgerRow(message: PlannedMessage, status: LedgerFields['status'], relayResponse: string, event: EventDoc): LedgerRowDoc {
   return {
     ...event,
+    _outcome_of: message.mailId,
     _ledger: {
-      mailId: message.mailId,
       requestId: message.requestId,
       messageId: message.messageId,
       status,

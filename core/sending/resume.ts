@@ -22,18 +22,18 @@ export interface LedgerResume {
 /** The ledger's rows of `mailIds` (of the account), by mail_id. */
 export async function readLedger(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerOutcome>> {
   const rows = await readRows<LedgerRowDoc>(store, account, mailIds, undefined);
-  return new Map(rows.map((row) => [row._ledger.mailId, { status: row._ledger.status, event: row }]));
+  return new Map(rows.map((row) => [row._outcome_of, { status: row._ledger.status, event: row }]));
 }
 
 /** The statuses of the ledger's rows of `mailIds`, by mail_id: what a resend round asks of earlier rounds (the event is most of a row). */
 export async function readLedgerStatuses(store: Store, account: string, mailIds: string[]): Promise<Map<string, LedgerFields['status']>> {
-  const rows = await readRows<Pick<LedgerRowDoc, '_ledger'>>(store, account, mailIds, { _id: 0, '_ledger.mailId': 1, '_ledger.status': 1 });
-  return new Map(rows.map((row) => [row._ledger.mailId, row._ledger.status]));
+  const rows = await readRows<Pick<LedgerRowDoc, '_outcome_of' | '_ledger'>>(store, account, mailIds, { _id: 0, _outcome_of: 1, '_ledger.status': 1 });
+  return new Map(rows.map((row) => [row._outcome_of, row._ledger.status]));
 }
 
 function readRows<T extends Document>(store: Store, account: string, mailIds: string[], projection: Record<string, 0 | 1> | undefined): Promise<T[]> {
   if (mailIds.length === 0) return Promise.resolve([]);
-  const found = store.ledger.find({ '_ledger.mailId': { $in: mailIds }, account });
+  const found = store.ledger.find({ _outcome_of: { $in: mailIds }, account });
   return (projection ? found.project<T>(projection) : found).toArray() as Promise<T[]>;
 }
 

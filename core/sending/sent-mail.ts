@@ -24,8 +24,8 @@ export async function sentEventOf(store: Store, account: string, mailId: string)
   let batch = reader.batches.get(account);
   if (!batch) {
     batch = new ReadBatch<string, EventDoc>(async (ids) => {
-      const rows = await store.ledger.find({ '_ledger.mailId': { $in: ids }, account }).toArray();
-      return new Map(rows.map((row) => [row._ledger.mailId, row]));
+      const rows = await store.ledger.find({ _outcome_of: { $in: ids }, account }).toArray();
+      return new Map(rows.map((row) => [row._outcome_of, row]));
     });
     reader.batches.set(account, batch);
   }

@@ -86,20 +86,20 @@ export async function batchDetail(store: Store, account: string, batchId: string
   const requestIds = (await store.sendRequests.find({ account, batchId }).project<{ _id: string }>({ _id: 1 }).toArray()).map((r) => r._id);
   const ledger = { account, '_ledger.requestId': { $in: requestIds } };
   const [rows, messagesTotal] = await Promise.all([
-    store.ledger.find(ledger).project<Pick<LedgerRowDoc, '_ledger' | 'email'>>({ _id: 0, email: 1, _ledger: 1 })
-      .sort({ '_ledger.sentAt': 1, '_ledger.mailId': 1 }).limit(MAX_BATCH_MESSAGES).toArray(),
+    store.ledger.find(ledger).project<Pick<LedgerRowDoc, '_outcome_of' | '_ledger' | 'email'>>({ _id: 0, email: 1, _outcome_of: 1, _ledger: 1 })
+      .sort({ '_ledger.sentAt': 1, _outcome_of: 1 }).limit(MAX_BATCH_MESSAGES).toArray(),
     store.ledger.countDocuments(ledger),
   ]);
-  const events = await store.events.find({ account, batch_id: batchId, mail_id: { $in: rows.map((row) => row._ledger.mailId) } })
+  const events = await store.events.find({ account, batch_id: batchId, mail_id: { $in: rows.map((row) => row._outcome_of) } })
     .project<{ mail_id: string; track_type: string; timestamp: string }>({ _id: 0, mail_id: 1, track_type: 1, timestamp: 1 }).toArray();
   const byMail = new Map<string, Array<{ type: string; time: string }>>();
   for (const event of events.sort((a, b) => a.timestamp.localeCompare(b.timestamp))) {
     byMail.set(event.mail_id, [...(byMail.get(event.mail_id) ?? []), { type: event.track_type, time: event.timestamp }]);
   }
-  const messages = rows.map(({ _ledger: row, email }): BatchMessage => {
-    const ofMail = byMail.get(row.mailId) ?? [];
+  const messages = rows.map(({ _outcome_of: mailId, _ledger: row, email }): BatchMessage => {
+    const ofMail = byMail.get(mailId) ?? [];
     const bounced = ofMail.some((event) => event.type === 'track.mail.bounced');
-    return { mail_id: row.mailId, to: email, status: bounced ? 'bounced' : row.status, events: ofMail };
+    return { mail_id: mailId, to: email, status: bounced ? 'bounced' : row.status, events: ofMail };
   });
   const runIds = [...new Set(rows.flatMap(({ _ledger: row }) => (row.sentBy ? [row.sentBy.runId] : [])))];
   return { ...summary, messages, messagesTotal, temporal: { namespace, workflowId: summary.workflowId, runIds, query: runsQuery(summary.workflowId, batchId, runIds) } };

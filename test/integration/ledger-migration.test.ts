@@ -58,8 +58,9 @@ it('moves each old row onto its event, brings back an event a crash kept out, an
   const resume = await resumeFromLedger(store, account, [...ids, 'mail_never_sent']);
   expect(resume.remaining).toEqual(['mail_never_sent']);
   expect(resume.counts).toEqual({ sent: 1, failed: 1, dropped: 1 });
-  const row = await store.ledger.findOne({ '_ledger.mailId': sent._id });
-  expect(row!._ledger).toEqual({ mailId: sent._id, requestId: 'req-old', messageId: sent.messageId, status: 'sent', relayResponse: 'answer 1', sentAt: sent.sentAt });
+  const row = await store.ledger.findOne({ _outcome_of: sent._id });
+  expect(row!._outcome_of).toBe(sent._id);
+  expect(row!._ledger).toEqual({ requestId: 'req-old', messageId: sent.messageId, status: 'sent', relayResponse: 'answer 1', sentAt: sent.sentAt });
   expect((await sentEventOf(store, account, sent._id))?.track_id).toBe(sent.event.track_id);
 
   // Once moved, a start finds nothing to move.
@@ -83,6 +84,6 @@ it('keeps the first outcome of a mail_id: a second outcome (another track_id) is
   const message = { mailId: first._id, requestId: 'req-race', messageId: first.messageId } as PlannedMessage;
   await writer.record(ledgerRow(message, 'sent', '250 ok', first.event));
   await writer.record(ledgerRow(message, 'failed', '550 no', { ...second.event, mail_id: first._id }));
-  const rows = await store.ledger.find({ '_ledger.mailId': first._id }).toArray();
+  const rows = await store.ledger.find({ _outcome_of: first._id }).toArray();
   expect(rows.map((row) => [row.track_type, row._ledger.status])).toEqual([['track.mail.sent', 'sent']]);
 });

@@ -61,7 +61,7 @@ it('on a retry, sends only what the ledger lacks, with the same Message-ID, each
   // A crash before the second ledger write: the second message's outcome was never recorded
   // (the ledger row is its event: one record, nothing else to restore).
   const [, second] = rows;
-  await store.ledger.deleteOne({ '_ledger.mailId': second._id });
+  await store.ledger.deleteOne({ _outcome_of: second._id });
 
   expect(await attempt(2).run(activities.sendRequests, input)).toEqual({ sent: 2, failed: 0, deferred: [] });
   const mails = await sink.waitFor(3);

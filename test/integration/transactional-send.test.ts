@@ -54,10 +54,11 @@ describe('POST /v1/mail/send', () => {
     expect(mail.parsed.messageId).toBe(ledger.messageId);
 
     const event = await waitUntil('sent event', () => store.events.findOne({ account: account.account, mail_id: ledger._id }));
-    // The event is the ledger row: one record, the ledger's fields under _ledger (never served).
-    const { _id, _ledger, ...fields } = event;
+    // The event is the ledger row: one record, marked _outcome_of, the ledger's fields under _ledger (never served).
+    const { _id, _outcome_of, _ledger, ...fields } = event;
+    expect(_outcome_of).toBe(ledger._id);
     expect(_id).toBeDefined();
-    expect(_ledger).toMatchObject({ mailId: ledger._id, status: 'sent', messageId: ledger.messageId });
+    expect(_ledger).toMatchObject({ status: 'sent', messageId: ledger.messageId });
     expect(fields).toEqual({
       account: account.account,
       track_id: expect.stringMatching(/^event_/),

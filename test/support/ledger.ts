@@ -17,20 +17,20 @@ export interface LedgerRowView {
   event: EventDoc;
 }
 
-/** Fields of the ledger kept under `_ledger` (`_id` is the mail_id). */
+/** Fields of the ledger kept under `_ledger` (`_id`, the mail_id, is `_outcome_of`). */
 const LEDGER_KEYS: Record<string, keyof LedgerFields> = {
-  _id: 'mailId', requestId: 'requestId', messageId: 'messageId', status: 'status', relayResponse: 'relayResponse', sentAt: 'sentAt', sentBy: 'sentBy',
+  requestId: 'requestId', messageId: 'messageId', status: 'status', relayResponse: 'relayResponse', sentAt: 'sentAt', sentBy: 'sentBy',
 };
 
 function filterOf(filter: Record<string, unknown>): Filter<LedgerRowDoc> {
-  const translated: Record<string, unknown> = { '_ledger.mailId': { $exists: true } };
-  for (const [key, value] of Object.entries(filter)) translated[LEDGER_KEYS[key] ? `_ledger.${LEDGER_KEYS[key]}` : key] = value;
+  const translated: Record<string, unknown> = { _outcome_of: { $exists: true } };
+  for (const [key, value] of Object.entries(filter)) translated[key === '_id' ? '_outcome_of' : LEDGER_KEYS[key] ? `_ledger.${LEDGER_KEYS[key]}` : key] = value;
   return translated as Filter<LedgerRowDoc>;
 }
 
 function viewOf(row: LedgerRowDoc): LedgerRowView {
-  const { _ledger: ledger, ...event } = row;
-  return { ...ledger, _id: ledger.mailId, account: row.account, email: row.email, event: event as EventDoc };
+  const { _outcome_of: mailId, _ledger: ledger, ...event } = row;
+  return { ...ledger, _id: mailId, account: row.account, email: row.email, event: event as EventDoc };
 }
 
 /** The rows the filter selects, in the order they were stored. */
@@ -50,6 +50,6 @@ export function ledgerCount(store: Store, filter: Record<string, unknown>): Prom
 /** Stores rows given in the message shape (a test's own ledger). */
 export async function insertLedgerRows(store: Store, rows: LedgerRowView[]): Promise<void> {
   await store.ledger.insertMany(rows.map(({ _id, account, email, event, ...ledger }) => ({
-    ...event, account, email, _ledger: { ...ledger, mailId: _id },
+    ...event, account, email, _outcome_of: _id, _ledger: ledger,
   })));
 }

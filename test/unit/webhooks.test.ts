@@ -16,7 +16,7 @@ describe('eventJsonFromBson', () => {
 
   it('gives the JSON of the decoded document without _id and other `_` fields (a ledger row\'s _ledger), its _id and track_id', () => {
     fc.assert(fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((k) => !k.includes('\0') && !k.startsWith('$') && k !== '_id' && k !== 'track_id'), value, { maxKeys: 8 }), (fields) => {
-      const doc = { _id: new ObjectId(), track_id: 'event_1', ...fields, _ledger: { mailId: 'mail_1', status: 'sent', sentAt: new Date() } };
+      const doc = { _id: new ObjectId(), track_id: 'event_1', ...fields, _outcome_of: 'mail_1', _ledger: { status: 'sent', sentAt: new Date() } };
       const raw = BSON.serialize(doc);
       const { id, trackId, json } = eventJsonFromBson(raw);
       const decoded = Object.fromEntries(Object.entries(BSON.deserialize(raw)).filter(([key]) => !key.startsWith('_')));
