@@ -6,7 +6,7 @@
 // A round walks the snapshot's seqs in large strides (nextResendCandidates) reading only the ledger,
 // and sends pages of the candidates it finds: with nothing failed, a 100,000-recipient round is a
 // few reads of 1,000 rows each, not 200 pages.
-import type { Store } from '../../adapters/store/store';
+import type { Store, TaskDoc } from '../../adapters/store/store';
 import { readLedger, readLedgerStatuses, type LedgerOutcome } from '../sending/resume';
 import { campaignMailIds } from './model';
 
@@ -43,6 +43,7 @@ export interface ResendWalk { account: string; campaignId: number; round: number
  */
 export async function nextResendCandidates(store: Store, walk: ResendWalk): Promise<{ seqs: number[]; next: number }> {
   const { account, campaignId, round, want, total } = walk;
+  if (walk.from === 0 && await nothingFailedBefore(store, account, campaignId, round)) return { seqs: [], next: total };
   const seqs: number[] = [];
   let next = walk.from;
   const end = Math.min(total, walk.from + RESEND_SCAN_PER_CALL);
@@ -55,4 +56,26 @@ export async function nextResendCandidates(store: Store, walk: ResendWalk): Prom
     next = taken.length < left.length ? taken[taken.length - 1] + 1 : next + stride.length;
   }
   return { seqs, next };
+}
+
+/**
+ * Whether no message of the rounds before `round` failed, as each round's finished task counted
+ * (its result's `failed`): then the round has no one to send to and reads no ledger row (a walk of
+ * 100,000 recipients is seconds of the store). A round whose task did not finish with its counts
+ * (cancelled, failed, still running, or gone): false, and the walk decides.
+ */
+async function nothingFailedBefore(store: Store, account: string, campaignId: number, round: number): Promise<boolean> {
+  const campaign = await store.campaigns.findOne({ _id: `${account}:${campaignId}`, account }, { projection: { launch: 1 } });
+  const launchTask = campaign?.launch?.taskId;
+  if (launchTask === undefined) return false;
+  const tasks = await store.tasks.find({
+    account,
+    $or: [{ id: launchTask }, { type: 'CAMPAIGN_RESEND', 'parameters.campaignId': campaignId, id: { $gt: launchTask } }],
+  }).project<Pick<TaskDoc, 'id' | 'state' | 'parameters' | 'result'>>({ _id: 0, id: 1, state: 1, parameters: 1, result: 1 }).toArray();
+  const finishedClean = (task: Pick<TaskDoc, 'state' | 'result'>) => task.state === 'FINISHED' && (task.result as { failed?: unknown } | null)?.failed === 0;
+  for (let r = 0; r < round; r += 1) {
+    const ofRound = tasks.filter((task) => (r === 0 ? task.id === launchTask : task.parameters.round === r));
+    if (ofRound.length !== 1 || !finishedClean(ofRound[0])) return false;
+  }
+  return true;
 }

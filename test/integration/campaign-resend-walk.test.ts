@@ -67,3 +67,26 @@ it('reads at most RESEND_SCAN_PER_CALL recipients a call', async () => {
   const found = await nextResendCandidates(store, { account: 'nobody', campaignId, round: 1, from: 0, total: 10 * RESEND_SCAN_PER_CALL, want: 500 });
   expect(found).toEqual({ seqs: [], next: RESEND_SCAN_PER_CALL });
 });
+
+it('skips the walk when every earlier round finished with nothing failed, and walks when one did not', async () => {
+  const shortcut = 'shortcut';
+  const id = 8;
+  await store.campaigns.insertOne({ _id: `${shortcut}:${id}`, account: shortcut, id, launch: { taskId: 40, workflowId: 'w', paused: false, rounds: 1 } } as never);
+  const task = (taskId: number, type: string, round: number | undefined, failed: number, state = 'FINISHED') => ({
+    _id: `${shortcut}:${taskId}`, account: shortcut, id: taskId, type, state, parameters: { campaignId: id, ...(round ? { round } : {}) }, result: { recipients: TOTAL, sent: TOTAL - failed, failed, dropped: 0 },
+  });
+  await store.tasks.insertMany([task(40, 'CAMPAIGN_LAUNCH', undefined, 0)] as never[]);
+  // The ledger says seq 7 failed, the launch's task counted none: only the count is read.
+  await insertLedgerRows(store, [{
+    _id: campaignMailId(shortcut, id, 7, 0), account: shortcut, requestId: 'r0', email: 'c7@example.net', messageId: '<7@x>',
+    status: 'failed', relayResponse: '', sentAt: new Date(), event: { track_id: `shortcut-t7` } as EventDoc,
+  }]);
+  const round = (r: number) => nextResendCandidates(store, { account: shortcut, campaignId: id, round: r, from: 0, total: TOTAL, want: 500 });
+  expect(await round(1)).toEqual({ seqs: [], next: TOTAL });
+  // Round 2, with round 1 cancelled: the walk reads the ledger (seq 7's launch message failed).
+  await store.tasks.insertOne(task(41, 'CAMPAIGN_RESEND', 1, 0, 'CANCELLED') as never);
+  expect((await round(2)).seqs).toEqual([7]);
+  // Round 1 with a launch that counted a failure: walked.
+  await store.tasks.updateOne({ _id: `${shortcut}:40` }, { $set: { 'result.failed': 1 } });
+  expect((await round(1)).seqs).toEqual([7]);
+});
