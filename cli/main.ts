@@ -7,6 +7,8 @@ import { createUser } from '../core/accounts/users';
 import { AppError } from '../core/shared/errors';
 import type { Store } from '../adapters/store/store';
 import { openStoreForCli } from './store-access';
+import { MIGRATE_USAGE, migrateCommand, parseMigrateOptions } from './migrate';
+import { MigrationRefused } from '../core/migration/run';
 
 const USAGE = `Usage:
   herald account create <name>          create an account; prints {"account","apiKey","transactionalKey"}
@@ -17,6 +19,7 @@ const USAGE = `Usage:
   herald account show <name>            print the account's settings as JSON (never its keys)
   herald user create <account> <email>  create a user with every permission and a new password;
                                         prints {"account","id","email","password"}
+${MIGRATE_USAGE}
 
 Account names are 1 to 40 lowercase letters and digits. Keys and passwords are shown once and
 stored hashed (the user logs in with POST /v2/login and may change the password there).
@@ -60,6 +63,10 @@ async function run(args: string[]): Promise<unknown> {
       const user = await createUser(store, account, { email, password });
       return { account, id: user.id, email: user.email, password };
     });
+  }
+  if (resource === 'migrate') {
+    const options = parseMigrateOptions([action, ...rest].filter((arg) => arg !== undefined), (message) => { throw new UsageError(message); });
+    return withStore((store) => migrateCommand(store, options));
   }
   throw new UsageError(resource ? `unknown command: ${args.join(' ')}` : 'no command given');
 }
@@ -139,7 +146,7 @@ async function main() {
       process.stderr.write(`herald: ${error.message}\n\n${USAGE}\n`);
       process.exit(2);
     }
-    const known = error instanceof AccountError || error instanceof ConfigError || error instanceof AppError;
+    const known = error instanceof AccountError || error instanceof ConfigError || error instanceof AppError || error instanceof MigrationRefused;
     process.stderr.write(`herald: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
     process.exit(1);
   }

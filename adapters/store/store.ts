@@ -409,7 +409,32 @@ export interface SuppressionDoc {
   source?: SuppressionSource;
 }
 
-export type SuppressionSource = 'relay' | 'report' | 'unsubscribe' | 'api';
+export type SuppressionSource = 'relay' | 'report' | 'unsubscribe' | 'api' | 'migration';
+
+/** What a migration brought over (core/migration/): one per source element, so a re-run updates instead of creating twice. */
+export interface MigrationMapDoc {
+  _id: string; // `<account>|<source>|<kind>|<source id>`
+  account: string;
+  /** The source's API root and account (`https://api.example.com/v2|acme`). */
+  source: string;
+  kind: string;
+  sourceId: string;
+  targetId: number | string;
+  /** A digest of what was written: a re-run skips an element the source did not change. */
+  digest?: string;
+}
+
+/** A migration of an account from a source: where it is, for a run killed midway to go on. */
+export interface MigrationDoc {
+  _id: string; // `<account>|<source>`
+  account: string;
+  source: string;
+  started: Date;
+  finished: Date | null;
+  /** The steps done, in order, and each one's report (core/migration/report.ts). */
+  done: string[];
+  reports?: Record<string, unknown>;
+}
 
 /** A claimed `Idempotency-Key` of a send and, once accepted, its answer (core/transactional/idempotency.ts). */
 export interface IdempotencyDoc {
@@ -757,6 +782,8 @@ export interface Store {
   triggerEvents: Collection<TriggerEventDoc>;
   automations: Collection<AutomationDoc>;
   automationRuns: Collection<AutomationRunDoc>;
+  migrations: Collection<MigrationDoc>;
+  migrationMaps: Collection<MigrationMapDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see adapters/store/files.ts). */
   files: GridFSBucket;
   /** What the process keeps for this connection (adapters/store/per-store.ts). */
@@ -810,6 +837,8 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     triggerEvents: db.collection('triggerEvents'),
     automations: db.collection('automations'),
     automationRuns: db.collection('automationRuns'),
+    migrations: db.collection('migrations'),
+    migrationMaps: db.collection('migrationMaps'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     scoped: new Map(),
     close: () => client.close(),
@@ -874,6 +903,7 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.automations.createIndex({ account: 1, 'trigger.key': 1 }),
     store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),
     store.automationRuns.createIndex({ account: 1, automationId: 1, started: -1 }),
+    store.migrationMaps.createIndex({ account: 1, source: 1, kind: 1 }),
   ]);
 }
 

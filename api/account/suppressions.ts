@@ -9,7 +9,7 @@ import { reply, replyPage } from './envelope';
 import { parseListOptions, type ListSpec } from './list-options';
 
 const REASONS = ['manual', 'unsubscribed', 'bounced', 'complained'] as const;
-const SOURCES = ['relay', 'report', 'unsubscribe', 'api'] as const;
+const SOURCES = ['relay', 'report', 'unsubscribe', 'api', 'migration'] as const;
 
 const addSchema = {
   type: 'object', additionalProperties: false, required: ['email'],

@@ -72,19 +72,25 @@ async function uniqueTag<T>(tag: string, write: () => Promise<T>): Promise<T> {
 /**
  * Creates a custom field; the tag defaults to one made of the name. The 200-field limit is checked
  * before the insert (two creates at the same instant could make 201); the tag by the unique index.
+ * `reservedId`: an id from nextFieldId taken beforehand (a migration records it before creating).
  */
-export async function createField(store: Store, account: string, input: FieldInput): Promise<FieldDoc> {
+export async function createField(store: Store, account: string, input: FieldInput, reservedId?: number): Promise<FieldDoc> {
   const { name, format = 'TEXT', tag = defaultTag(name) } = normalise(input);
   if (tag === '') throw errors.validation({ tag: fieldError('required', 'Give a tag: the name has no letters or digits to make one of') });
   if (await store.fields.countDocuments({ account }) >= MAX_CUSTOM_FIELDS) {
     throw errors.validation({ fields: fieldError('too_many_items', `At most ${MAX_CUSTOM_FIELDS} custom fields in an account`) });
   }
   await checkTagFree(store, account, tag);
-  const id = FIRST_CUSTOM_FIELD_ID - 1 + await nextId(store, account, 'fields');
+  const id = reservedId ?? await nextFieldId(store, account);
   const now = new Date();
   const field: FieldDoc = { _id: `${account}:${id}`, account, id, name, tag, format, created: now, lastModified: now };
   await uniqueTag(tag, () => store.fields.insertOne(field));
   return field;
+}
+
+/** The next custom field id (from 10). */
+export async function nextFieldId(store: Store, account: string): Promise<number> {
+  return FIRST_CUSTOM_FIELD_ID - 1 + await nextId(store, account, 'fields');
 }
 
 /** A built-in or custom field by id. */

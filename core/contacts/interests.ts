@@ -11,9 +11,10 @@ function normalise<T extends Partial<InterestInput>>(input: T): T {
   return input.name !== undefined ? { ...input, name: input.name.trim() } : input;
 }
 
-export async function createInterest(store: Store, account: string, input: InterestInput): Promise<InterestDoc> {
+/** Creates an interest; `reservedId`: an id taken from the counter beforehand (see createList). */
+export async function createInterest(store: Store, account: string, input: InterestInput, reservedId?: number): Promise<InterestDoc> {
   const { name, description = '', expirationDays = 0 } = normalise(input);
-  const id = await nextId(store, account, 'interests');
+  const id = reservedId ?? await nextId(store, account, 'interests');
   const now = new Date();
   const interest: InterestDoc = {
     _id: `${account}:${id}`, account, id, name, description, expirationDays, created: now, lastModified: now, lastMailed: null,

@@ -17,9 +17,10 @@ function normalise<T extends Partial<ListInput>>(input: T): T {
   };
 }
 
-export async function createList(store: Store, account: string, input: ListInput): Promise<ListDoc> {
+/** Creates a list; `reservedId`: an id taken from the counter beforehand (a migration records it before creating). */
+export async function createList(store: Store, account: string, input: ListInput, reservedId?: number): Promise<ListDoc> {
   const { name, description = '', tags = [] } = normalise(input);
-  const id = await nextId(store, account, 'lists');
+  const id = reservedId ?? await nextId(store, account, 'lists');
   const now = new Date();
   const list: ListDoc = { _id: `${account}:${id}`, account, id, name, description, tags, created: now, lastModified: now, lastMailed: null };
   await store.lists.insertOne(list);

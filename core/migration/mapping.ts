@@ -1,0 +1,39 @@
+// The migration's id mapping: one record per source element brought over (its kind, the source's
+// id, Herald's id, and a digest of what was written). A target id is recorded before its element
+// is created, so a run killed in between creates it under that id next time instead of a second
+// one; a re-run finds each element it wrote and updates it, or leaves it when unchanged.
+import { createHash } from 'node:crypto';
+import type { MigrationMapDoc, Store } from '../../adapters/store/store';
+
+export class MigrationMap {
+  constructor(private readonly store: Store, private readonly account: string, readonly source: string) {}
+
+  private idOf(kind: string, sourceId: string): string {
+    return `${this.account}|${this.source}|${kind}|${sourceId}`;
+  }
+
+  /** Every record of a kind, by the source's id. */
+  async load(kind: string): Promise<Map<string, MigrationMapDoc>> {
+    const docs = await this.store.migrationMaps.find({ account: this.account, source: this.source, kind }).toArray();
+    return new Map(docs.map((doc) => [doc.sourceId, doc]));
+  }
+
+  /** Records (or re-records) where source elements went. */
+  async put(kind: string, entries: Array<{ sourceId: string; targetId: number | string; digest?: string }>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.store.migrationMaps.bulkWrite(entries.map(({ sourceId, targetId, digest }) => {
+      const doc: MigrationMapDoc = { _id: this.idOf(kind, sourceId), account: this.account, source: this.source, kind, sourceId, targetId, ...(digest ? { digest } : {}) };
+      return { replaceOne: { filter: { _id: doc._id, account: this.account }, replacement: doc, upsert: true } };
+    }), { ordered: false });
+  }
+
+  /** How many elements of the account came from elsewhere than this source (the target check). */
+  async countOfOtherSources(): Promise<number> {
+    return this.store.migrationMaps.countDocuments({ account: this.account, source: { $ne: this.source } });
+  }
+}
+
+/** A digest of what a migration wrote for an element: equal digests, nothing to update. */
+export function digestOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+}
