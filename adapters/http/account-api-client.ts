@@ -157,11 +157,14 @@ export class AccountApiClient {
 
   /**
    * Every element of a listing, a page at a time, in `sortby` order (ascending): offset paging, as
-   * the API documents it. The source's total is read from each page.
+   * the API documents it. The source's total is read from each page. `overlap`: each page starts
+   * that many elements before the previous one ended, so elements deleted at the source meanwhile
+   * (which shift the rest back) skip nothing; the caller drops the repeats.
    */
-  async *pages<T>(namespace: string, options: { pageSize?: number; sortby?: string; query?: Record<string, string> } = {}): AsyncGenerator<{ items: T[]; total?: number }> {
+  async *pages<T>(namespace: string, options: { pageSize?: number; sortby?: string; query?: Record<string, string>; overlap?: number } = {}): AsyncGenerator<{ items: T[]; total?: number }> {
     const limit = options.pageSize ?? 1000;
-    for (let offset = 0; ; offset += limit) {
+    const step = limit - Math.min(options.overlap ?? 0, limit - 1);
+    for (let offset = 0; ; offset += step) {
       const page = await this.get<T[]>(namespace, { ...options.query, offset, limit, ...(options.sortby ? { sortby: options.sortby, sortdir: 'asc' } : {}) });
       const items = Array.isArray(page.data) ? page.data : [];
       yield { items, total: page.paging?.total };

@@ -6,6 +6,7 @@
 import { AccountApiClient, SourceApiError, type AccountApiClientOptions } from '../../adapters/http/account-api-client';
 import type { MigrationDoc, Store } from '../../adapters/store/store';
 import { migrateFields, migrateInterests, migrateLists, type StepContext } from './definitions';
+import { migrateContacts } from './contacts';
 import { MigrationMap } from './mapping';
 import type { KindReport, MigrationReport } from './report';
 import { migrateSuppressions } from './suppressions';
@@ -18,14 +19,16 @@ export class MigrationRefused extends Error {
   }
 }
 
-interface Step { name: string; permission: string; run(context: StepContext): Promise<KindReport> }
+interface Step { name: string; permissions: string[]; run(context: StepContext): Promise<KindReport> }
 
 /** The steps in order: definitions before what refers to them. */
 export const MIGRATION_STEPS: readonly Step[] = [
-  { name: 'fields', permission: 'fields:list', run: migrateFields },
-  { name: 'interests', permission: 'interests:list', run: migrateInterests },
-  { name: 'lists', permission: 'lists:list', run: migrateLists },
-  { name: 'suppressions', permission: 'contacts:list', run: migrateSuppressions },
+  { name: 'fields', permissions: ['fields:list'], run: migrateFields },
+  { name: 'interests', permissions: ['interests:list'], run: migrateInterests },
+  { name: 'lists', permissions: ['lists:list'], run: migrateLists },
+  // The contact export is a task at the source: started with contacts:list, watched with tasks:list.
+  { name: 'contacts', permissions: ['contacts:list', 'tasks:list'], run: migrateContacts },
+  { name: 'suppressions', permissions: ['contacts:list'], run: migrateSuppressions },
 ];
 
 export interface MigrationInput {
@@ -104,7 +107,7 @@ async function checkBeforeWriting(store: Store, client: AccountApiClient, input:
     throw error;
   }
   if (granted) {
-    const missing = [...new Set(MIGRATION_STEPS.map((step) => step.permission))].filter((permission) => !granted!.includes(permission));
+    const missing = [...new Set(MIGRATION_STEPS.flatMap((step) => step.permissions))].filter((permission) => !granted!.includes(permission));
     if (missing.length > 0) throw new MigrationRefused(`The key lacks the permission${missing.length > 1 ? 's' : ''} ${missing.join(', ')} at the source`);
   }
   if (input.merge) return;

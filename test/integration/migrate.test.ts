@@ -20,14 +20,24 @@ const call = (account: NewAccount, method: string, path: string, json?: unknown)
   headers: bearer(account.apiKey), ...(json === undefined ? {} : { json }),
 });
 
-/** What an account holds, as the API lists it, without ids and dates. */
+const CONTACTS = 300;
+
+/** What an account holds, as the API lists it, without ids and dates; every 7th contact in full. */
 async function contentsOf(account: NewAccount): Promise<Json> {
   const list = async (path: string) => (await call(account, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=1000`)).body.data as Json[];
+  const contacts = (await list('/contacts?sortby=email')).map((c) => [c.email, c.firstName, c.lastName, c.state]);
+  const detailed = await Promise.all(contacts.filter((_, i) => i % 7 === 0).map(async ([email]) => {
+    const c = (await call(account, 'GET', `/contacts/${encodeURIComponent(email as string)}`)).body.data;
+    return [c.email, c.lists.map((l: Json) => l.name).sort(), c.interests.map((i: Json) => i.name).sort(),
+      c.customFields.filter((f: Json) => f.value !== '').map((f: Json) => [f.name, f.value]).sort(), c.state, c.source];
+  }));
   return {
     fields: (await list('/fields')).map((f) => [f.name, f.tag, f.format, f.custom]).sort(),
     interests: (await list('/interests')).map((i) => [i.name, i.description, i.expirationDays]).sort(),
     lists: (await list('/lists')).map((l) => [l.name, l.description, l.tags]).sort(),
     suppressions: (await list('/suppressions')).map((s) => [s.email, s.reason]).sort(),
+    contacts,
+    detailed,
   };
 }
 
@@ -61,27 +71,60 @@ beforeAll(async () => {
     const reason = ['manual', 'bounced', 'complained', 'unsubscribed'][i % 4];
     expect((await call(source, 'POST', '/suppressions', { email: `gone${i}@example.net`, reason })).status).toBe(201);
   }
-}, 120_000);
+  // Contacts in one or two of the lists, some with interests and custom field values; some unsubscribed, bounced, complained.
+  const fields = (await call(source, 'GET', '/fields?limit=1000')).body.data as Json[];
+  const fieldId = (name: string) => fields.find((f) => f.name === name).id;
+  const listIds = ((await call(source, 'GET', '/lists?limit=1000')).body.data as Json[]).map((l) => l.id);
+  const interestIds = ((await call(source, 'GET', '/interests?limit=1000')).body.data as Json[]).map((i) => i.id);
+  for (let from = 0; from < CONTACTS; from += 25) {
+    await Promise.all(Array.from({ length: 25 }, async (_, k) => {
+      const i = from + k;
+      const email = `reader${String(i).padStart(4, '0')}@example.org`;
+      const customFields = [{ id: fieldId('Customer number'), value: String(1000 + i) }, ...(i % 2 ? [{ id: fieldId('City'), value: `City ${i % 9}` }] : []),
+        ...(i % 5 === 0 ? [{ id: fieldId('Birthday'), value: '1990-01-15T00:00:00.000Z' }] : [])];
+      const interests = interestIds.filter((_, n) => i % (n + 2) === 0).map((id) => ({ id }));
+      const first = await call(source, 'POST', `/lists/${listIds[i % 5]}/contacts`, { email, firstName: `Reader ${i}`, lastName: i % 3 ? 'Smith' : '', customFields, interests });
+      expect(first.status).toBe(200);
+      if (i % 3 === 0) expect((await call(source, 'PUT', `/contacts/${first.body.data.id}/lists/${listIds[(i + 1) % 5]}`)).status).toBe(200);
+      if (i % 50 === 1) expect((await call(source, 'POST', `/contacts/${first.body.data.id}/unsubscribe`)).status).toBe(200);
+      if (i % 50 === 2 || i % 50 === 3) expect((await call(source, 'POST', '/bounces', { email, type: i % 50 === 2 ? 'hard' : 'complaint' })).status).toBe(200);
+    }));
+  }
+}, 180_000);
 afterAll(() => herald?.stop());
 
-it('copies fields, interests, lists and the suppression list; a re-run changes nothing, then brings over a change', async () => {
+it('copies fields, interests, lists, contacts (values, lists, interests, states) and the suppression list; a re-run changes nothing, then brings over a change', async () => {
   const target = await herald.newAccount();
   const report = await migrate(target);
   expect(report.kinds.fields).toMatchObject({ created: 6, skipped: {} });
   expect(report.kinds.lists).toMatchObject({ read: 5, created: 5 });
   expect(report.kinds.interests).toMatchObject({ read: 3, created: 3 });
-  expect(report.kinds.suppressions).toMatchObject({ read: 30, created: 30 });
-  expect(await contentsOf(target)).toEqual(await contentsOf(source));
+  expect(report.kinds.contacts).toMatchObject({ read: CONTACTS, created: CONTACTS, skipped: {} });
+  const suppressed = (await call(source, 'GET', '/suppressions?limit=1000')).body.data.length;
+  expect(report.kinds.suppressions).toMatchObject({ read: suppressed, skipped: {} });
+  const contents = await contentsOf(target);
+  expect(contents).toEqual(await contentsOf(source));
+  expect(contents.contacts.filter((c: Json) => c[3] !== 'ACTIVE').map((c: Json) => c[3]).sort()).toEqual([...Array(6).fill('BOUNCED'), ...Array(6).fill('COMPLAINED'), ...Array(6).fill('UNSUBSCRIBED')]);
 
   const again = await migrate(target);
   for (const kind of ['fields', 'interests', 'lists']) expect(again.kinds[kind]).toMatchObject({ created: 0, updated: 0 });
-  expect(again.kinds.suppressions).toMatchObject({ created: 0, unchanged: 30 });
+  expect(again.kinds.suppressions).toMatchObject({ created: 0, unchanged: suppressed });
+  expect(again.kinds.contacts).toMatchObject({ created: 0, updated: 0, unchanged: CONTACTS });
 
   const sourceLists = (await call(source, 'GET', '/lists?limit=1000')).body.data as Json[];
   expect((await call(source, 'PUT', `/lists/${sourceLists[0].id}`, { description: 'Changed at the source' })).status).toBe(200);
+  expect((await call(source, 'PUT', '/contacts/reader0004@example.org', { firstName: 'Changed' })).status).toBe(200);
+  expect((await call(source, 'POST', '/contacts/reader0005@example.org/unsubscribe')).status).toBe(200);
   const third = await migrate(target);
   expect(third.kinds.lists).toMatchObject({ created: 0, updated: 1, unchanged: 4 });
+  expect(third.kinds.contacts).toMatchObject({ created: 0, updated: 2, unchanged: CONTACTS - 2 });
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
+
+  // Nobody who left is mailed again: unsubscribed here, ACTIVE at the source (and changed there), stays unsubscribed.
+  expect((await call(target, 'POST', '/contacts/reader0006@example.org/unsubscribe')).status).toBe(200);
+  expect((await call(source, 'PUT', '/contacts/reader0006@example.org', { lastName: 'Moved' })).status).toBe(200);
+  expect((await migrate(target)).kinds.contacts).toMatchObject({ updated: 1 });
+  expect((await call(target, 'GET', '/contacts/reader0006@example.org')).body.data).toMatchObject({ lastName: 'Moved', state: 'UNSUBSCRIBED' });
 });
 
 it('a run killed midway and started again gives the same result as one clean run', async () => {
@@ -90,8 +133,14 @@ it('a run killed midway and started again gives the same result as one clean run
   await expect(migrate(target, {
     onProgress: (step, _index, done) => { if (step === 'lists' && done > 0) throw killed; },
   })).rejects.toBe(killed);
+  // Killed again, once the contacts are written but before their step was recorded as done.
+  await expect(migrate(target, {
+    onProgress: (step, _index, done) => { if (step === 'contacts' && done === CONTACTS) throw killed; },
+  })).rejects.toBe(killed);
   const report = await migrate(target);
   expect(report.kinds.fields).toMatchObject({ created: 6 }); // kept from the first run, which finished that step
+  expect(report.kinds.contacts).toMatchObject({ created: 0, unchanged: CONTACTS }); // written by the second run, found by the third
+  expect(await herald.services.store.contacts.countDocuments({ account: target.account })).toBe(CONTACTS);
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 });
 
@@ -132,7 +181,7 @@ it('slows down for a source answering 429 and 503 now and then, and finishes', a
 });
 
 it('refuses before writing anything: a key lacking a permission (named), a target holding other data, an unknown target', async () => {
-  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list'] });
+  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list'] });
   expect(user.status).toBe(201);
   const key = (await call(source, 'POST', `/users/${user.body.data.id}/keys`)).body.data.key as string;
   const target = await herald.newAccount();
@@ -144,6 +193,7 @@ it('refuses before writing anything: a key lacking a permission (named), a targe
   await expect(migrate(target)).rejects.toThrow(/already holds data that did not come from this source: give --merge/);
   const merged = await migrate(target, { merge: true });
   expect(merged.kinds.lists).toMatchObject({ created: 5 });
+  expect(merged.kinds.contacts).toMatchObject({ created: CONTACTS });
 
   await expect(runMigration({ store: herald.services.store, source: { baseUrl: herald.baseUrl, account: source.account, apiKey: source.apiKey }, account: 'nosuchaccount' }))
     .rejects.toThrow(/No Herald account "nosuchaccount"/);
@@ -155,11 +205,11 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const target = await herald.newAccount();
   const result = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account, '--key', source.apiKey, '--to-account', target.account, '--rate', '100']);
   expect(result.code).toBe(0);
-  expect(result.stderr).toContain('step 1/4 fields');
+  expect(result.stderr).toContain('step 1/5 fields');
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   const report = JSON.parse(lines[0]);
-  expect(report).toMatchObject({ account: target.account, source: { account: source.account }, kinds: { lists: { created: 5 }, suppressions: { read: 30 } } });
+  expect(report).toMatchObject({ account: target.account, source: { account: source.account }, kinds: { lists: { created: 5 }, contacts: { created: CONTACTS } } });
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 
   const usage = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account]);

@@ -1,0 +1,194 @@
+// The source's contacts, through its documented API: one contact export (`POST contacts/export`,
+// its task polled, the CSV downloaded) for each contact's values, state, source and custom fields
+// (by the field's name), and each migrated list's and interest's members from the listing filtered
+// by it (`filter[list]`, `filter[interest]`: by id, so same-named lists cannot mix). Contacts are
+// matched by email: a new one is created with the source's state; an existing one gets the values,
+// the lists and interests added, and the source's state only when it stops mail (nobody who left
+// is mailed again, and no one here who left is made ACTIVE). Written 1,000 at a time; a contact
+// whose digest did not change since the last run is left alone.
+import { parse } from 'csv-parse/sync';
+import type { AnyBulkWriteOperation } from 'mongodb';
+import { reserveIds } from '../../adapters/store/counters';
+import type { ContactDoc, ContactState } from '../../adapters/store/store';
+import { newContact } from '../contacts/changes';
+import type { StepContext } from './definitions';
+import { digestOf } from './mapping';
+import { emptyKind, skip, type KindReport } from './report';
+
+const BATCH = 1000;
+const EXPORT_POLL_MS = 500;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const STATES: ReadonlySet<string> = new Set<ContactState>(['ACTIVE', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
+const GENDERS = new Set(['', 'M', 'F']);
+const LANGUAGES = new Set(['', 'de', 'en', 'es', 'fr', 'it', 'pt']);
+/** Columns of the original's export that are not custom fields. */
+const BUILT_IN_COLUMNS = new Set(['id', 'email', 'firstName', 'lastName', 'gender', 'language', 'preferredFormat', 'state', 'source', 'quality', 'created', 'lastModified', 'lists', 'interests']);
+
+/** One contact as the migration writes it. */
+interface Incoming {
+  sourceId: string;
+  email: string;
+  values: Pick<ContactDoc, 'firstName' | 'lastName' | 'gender' | 'language' | 'preferredFormat'>;
+  state: ContactState;
+  source: string;
+  customFields: Record<string, string>;
+  lists: number[];
+  interests: number[];
+}
+
+export async function migrateContacts(context: StepContext): Promise<KindReport> {
+  const report = emptyKind();
+  const [fieldIds, lists, interests] = await Promise.all([customFieldTargets(context), membership(context, 'lists', 'list'), membership(context, 'interests', 'interest')]);
+  const rows = await exportedRows(context);
+  const mapped = await context.map.load('contacts');
+  const seen = new Set<string>();
+  let batch: Incoming[] = [];
+  for (const row of rows) {
+    report.read += 1;
+    const email = String(row.email ?? '').trim().toLowerCase();
+    if (!EMAIL.test(email)) {
+      skip(report, 'invalid email');
+      continue;
+    }
+    if (seen.has(email)) {
+      skip(report, 'email given twice at the source');
+      continue;
+    }
+    seen.add(email);
+    const state = String(row.state ?? 'ACTIVE').toUpperCase();
+    if (!STATES.has(state)) {
+      skip(report, `unknown contact state ${state.slice(0, 20)}`);
+      continue;
+    }
+    const customFields: Record<string, string> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (BUILT_IN_COLUMNS.has(column) || value === '') continue;
+      const target = fieldIds.get(column);
+      if (target === undefined) skip(report, `value of field "${column.slice(0, 40)}", which was not migrated`);
+      else if (target === null) skip(report, `value of field "${column.slice(0, 40)}", a name two fields share`);
+      else customFields[String(target)] = value;
+    }
+    batch.push({
+      sourceId: String(row.id ?? email),
+      email,
+      values: {
+        firstName: String(row.firstName ?? ''),
+        lastName: String(row.lastName ?? ''),
+        gender: (GENDERS.has(row.gender) ? row.gender : '') as ContactDoc['gender'],
+        language: (LANGUAGES.has(row.language) ? row.language : '') as ContactDoc['language'],
+        preferredFormat: String(row.preferredFormat).toUpperCase().startsWith('T') ? 'TEXT' : 'HTML',
+      },
+      state: state as ContactState,
+      source: String(row.source || 'MANUAL'),
+      customFields,
+      lists: [...(lists.get(email) ?? [])].sort((a, b) => a - b),
+      interests: [...(interests.get(email) ?? [])].sort((a, b) => a - b),
+    });
+    if (batch.length === BATCH) {
+      await writeContacts(context, batch, mapped, report);
+      batch = [];
+      await context.progress(report.read, rows.length);
+    }
+  }
+  await writeContacts(context, batch, mapped, report);
+  await context.progress(report.read, rows.length);
+  return report;
+}
+
+/** The source's custom field names → Herald's field ids (null: a name two source fields share). */
+async function customFieldTargets(context: StepContext): Promise<Map<string, number | null>> {
+  const mapped = await context.map.load('fields');
+  const byName = new Map<string, number | null>();
+  for await (const page of context.client.pages<{ id: number; name: string }>('fields', { pageSize: 1000, sortby: 'id' })) {
+    for (const field of page.items) {
+      const target = mapped.get(String(field.id))?.targetId;
+      if (typeof target !== 'number' || target < 10) continue;
+      byName.set(field.name, byName.has(field.name) ? null : target);
+    }
+  }
+  return byName;
+}
+
+/** Members of each migrated list (or interest), by email: the Herald ids they belong to. */
+async function membership(context: StepContext, kind: 'lists' | 'interests', filter: 'list' | 'interest'): Promise<Map<string, Set<number>>> {
+  const members = new Map<string, Set<number>>();
+  for (const [sourceId, record] of await context.map.load(kind)) {
+    if (typeof record.targetId !== 'number') continue;
+    for await (const page of context.client.pages<{ email: string }>('contacts', { pageSize: 1000, sortby: 'email', overlap: 50, query: { [`filter[${filter}]`]: sourceId } })) {
+      for (const contact of page.items) {
+        const email = String(contact.email).trim().toLowerCase();
+        members.set(email, (members.get(email) ?? new Set()).add(record.targetId));
+      }
+    }
+  }
+  return members;
+}
+
+/** The source's export of every contact, as rows by column name. */
+async function exportedRows(context: StepContext): Promise<Array<Record<string, string>>> {
+  const started = await context.client.post<unknown>('contacts/export', {});
+  const taskId = started.task?.id;
+  if (typeof taskId !== 'number') throw new Error('The source started no export task for contacts/export');
+  for (;;) {
+    const task = (await context.client.get<{ state?: string; result?: { fileName?: string }; message?: string }>(`tasks/${taskId}`)).data;
+    if (task?.state === 'FINISHED') {
+      const fileName = task.result?.fileName;
+      if (!fileName) throw new Error(`The source's export task ${taskId} finished without a file`);
+      const csv = await context.client.download(`exports/${encodeURIComponent(fileName)}`);
+      return parse(csv, { columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }) as Array<Record<string, string>>;
+    }
+    if (task?.state === 'FAILED' || task?.state === 'CANCELLED') throw new Error(`The source's contact export ended ${task.state}: ${task.message ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));
+  }
+}
+
+/** Writes a batch: new contacts inserted, existing ones (by email) brought up to date; the mapping recorded. */
+async function writeContacts(context: StepContext, batch: Incoming[], mapped: Map<string, { digest?: string; targetId: number | string }>, report: KindReport): Promise<void> {
+  const { store, account } = context;
+  const changed = batch.filter((incoming) => {
+    const same = mapped.get(incoming.sourceId)?.digest === digestOf(incoming);
+    if (same) report.unchanged += 1;
+    return !same;
+  });
+  if (changed.length === 0) return;
+  const existing = new Map((await store.contacts.find({ account, email: { $in: changed.map((c) => c.email) } })
+    .project<Pick<ContactDoc, 'id' | 'email' | 'state'>>({ _id: 0, id: 1, email: 1, state: 1 }).toArray()).map((c) => [c.email, c]));
+  const fresh = changed.filter((c) => !existing.has(c.email));
+  const now = new Date();
+  const targetIds = new Map<string, number>([...existing].map(([email, contact]) => [email, contact.id]));
+  if (fresh.length > 0) {
+    const first = await reserveIds(store, account, 'contacts', fresh.length);
+    const docs = fresh.map((c, i) => {
+      targetIds.set(c.email, first + i);
+      return {
+        ...newContact(account, first + i, { email: c.email, ...c.values, lists: c.lists, interests: c.interests, customFields: Object.entries(c.customFields).map(([id, value]) => ({ id: Number(id), value })) }, c.source, now),
+        state: c.state,
+        inactivated: c.state === 'ACTIVE' ? null : now,
+      };
+    });
+    await store.contacts.insertMany(docs, { ordered: false });
+    report.created += fresh.length;
+  }
+  const updates = changed.filter((c) => existing.has(c.email)).map((c): AnyBulkWriteOperation<ContactDoc> => {
+    const $set: Record<string, unknown> = { ...c.values, lastModified: now };
+    for (const [id, value] of Object.entries(c.customFields)) $set[`customFields.${id}`] = value;
+    // A state that stops mail is taken; ACTIVE never replaces one (nobody who left is mailed again).
+    if (c.state !== 'ACTIVE' && existing.get(c.email)!.state === 'ACTIVE') Object.assign($set, { state: c.state, inactivated: now });
+    return { updateOne: { filter: { account, email: c.email }, update: { $set, $addToSet: { lists: { $each: c.lists } } } } };
+  });
+  if (updates.length > 0) {
+    await store.contacts.bulkWrite(updates, { ordered: false });
+    // Interests the contact does not have yet, each with today's date.
+    const interestAdds = changed.filter((c) => existing.has(c.email) && c.interests.length > 0).map((c): AnyBulkWriteOperation<ContactDoc> => ({
+      updateMany: { filter: { account, email: c.email }, update: { $push: { interests: { $each: c.interests.map((id) => ({ id, subscribed: now })) } } } },
+    }));
+    if (interestAdds.length > 0) {
+      await store.contacts.bulkWrite(changed.filter((c) => existing.has(c.email) && c.interests.length > 0).map((c) => ({
+        updateOne: { filter: { account, email: c.email }, update: { $pull: { interests: { id: { $in: c.interests } } } } },
+      })), { ordered: true });
+      await store.contacts.bulkWrite(interestAdds, { ordered: true });
+    }
+    report.updated += updates.length;
+  }
+  await context.map.put('contacts', changed.map((c) => ({ sourceId: c.sourceId, targetId: targetIds.get(c.email)!, digest: digestOf(c) })));
+}
