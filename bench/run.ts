@@ -3,6 +3,7 @@
 import { quietTemporalRuntime } from '../adapters/temporal/runtime';
 import { runCampaignMessage } from './campaign-message';
 import { runCampaignResend } from './campaign-resend';
+import { runMigrateBench } from './migrate';
 import { runCampaignSend } from './campaign-send';
 import { runConsoleContacts } from './console-contacts';
 import { runConsoleReports } from './console-reports';
@@ -62,6 +63,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'campaign-message': () => runCampaignMessage(),
   // Several relays (issue 36): routing's cost (three relays against one), failover when the preferred relay dies mid-campaign, a rate limit held across two worker processes.
   relays: () => runRelays(),
+  // herald migrate Herald to Herald (issue 38): 100k contacts with lists, an interest, field values and suppressions, then a re-run, beside a CSV import of the same contacts.
+  migrate: () => runMigrateBench(),
   // Custom trigger events posted by 50 clients (hourly limit raised), each running a one-email automation, beside bare signalWithStart and no-op workflows.
   'trigger-events': () => runTriggerEvents(),
 };

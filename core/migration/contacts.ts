@@ -1,7 +1,8 @@
 // The source's contacts, through its documented API: one contact export (`POST contacts/export`,
-// its task polled, the CSV downloaded) for each contact's values, state, source and custom fields
-// (by the field's name), and each migrated list's and interest's members from the listing filtered
-// by it (`filter[list]`, `filter[interest]`: by id, so same-named lists cannot mix). Contacts are
+// its task polled, the CSV downloaded) for each contact's values, state, source, custom fields (by
+// the field's name) and lists and interests (by name). A list or interest whose name is not unique
+// at the source (or holds the export's `|` separator) has its members read from the listing
+// filtered by it (`filter[list]`, `filter[interest]`: by id, so same-named lists cannot mix). Contacts are
 // matched by email: a new one is created with the source's state; an existing one gets the values,
 // the lists and interests added, and the source's state only when it stops mail (nobody who left
 // is mailed again, and no one here who left is made ACTIVE). Written 1,000 at a time; a contact
@@ -38,7 +39,7 @@ interface Incoming {
 
 export async function migrateContacts(context: StepContext): Promise<KindReport> {
   const report = emptyKind();
-  const [fieldIds, lists, interests] = await Promise.all([customFieldTargets(context), membership(context, 'lists', 'list'), membership(context, 'interests', 'interest')]);
+  const [fieldIds, lists, interests] = await Promise.all([customFieldTargets(context), membershipOf(context, 'lists', 'list'), membershipOf(context, 'interests', 'interest')]);
   const rows = await exportedRows(context);
   const mapped = await context.map.load('contacts');
   const seen = new Set<string>();
@@ -81,8 +82,8 @@ export async function migrateContacts(context: StepContext): Promise<KindReport>
       state: state as ContactState,
       source: String(row.source || 'MANUAL'),
       customFields,
-      lists: [...(lists.get(email) ?? [])].sort((a, b) => a - b),
-      interests: [...(interests.get(email) ?? [])].sort((a, b) => a - b),
+      lists: lists.of(email, row.lists),
+      interests: interests.of(email, row.interests),
     });
     if (batch.length === BATCH) {
       await writeContacts(context, batch, mapped, report);
@@ -109,19 +110,51 @@ async function customFieldTargets(context: StepContext): Promise<Map<string, num
   return byName;
 }
 
-/** Members of each migrated list (or interest), by email: the Herald ids they belong to. */
-async function membership(context: StepContext, kind: 'lists' | 'interests', filter: 'list' | 'interest'): Promise<Map<string, Set<number>>> {
-  const members = new Map<string, Set<number>>();
-  for (const [sourceId, record] of await context.map.load(kind)) {
-    if (typeof record.targetId !== 'number') continue;
-    for await (const page of context.client.pages<{ email: string }>('contacts', { pageSize: 1000, sortby: 'email', overlap: 50, query: { [`filter[${filter}]`]: sourceId } })) {
-      for (const contact of page.items) {
-        const email = String(contact.email).trim().toLowerCase();
-        members.set(email, (members.get(email) ?? new Set()).add(record.targetId));
+/** How a contact's lists (or interests) are found: the export's names, or the filtered listing's members for names that are not unique. */
+interface Membership { of(email: string, names: string | undefined): number[] }
+
+/**
+ * The source's lists (or interests) → Herald's ids: by name where the name is unique at the source,
+ * else by the members the listing filtered by the list's id shows.
+ */
+async function membershipOf(context: StepContext, kind: 'lists' | 'interests', filter: 'list' | 'interest'): Promise<Membership> {
+  const mapped = await context.map.load(kind);
+  const named = new Map<string, number[]>();
+  const sourceIds = new Map<string, string[]>();
+  for await (const page of context.client.pages<{ id: number; name: string }>(kind, { pageSize: 1000, sortby: 'created' })) {
+    for (const element of page.items) {
+      const target = mapped.get(String(element.id))?.targetId;
+      if (typeof target !== 'number') continue;
+      named.set(element.name, [...(named.get(element.name) ?? []), target]);
+      sourceIds.set(element.name, [...(sourceIds.get(element.name) ?? []), String(element.id)]);
+    }
+  }
+  const byName = new Map<string, number>();
+  const byMember = new Map<string, Set<number>>();
+  for (const [name, targets] of named) {
+    if (targets.length === 1 && !name.includes('|')) {
+      byName.set(name, targets[0]);
+      continue;
+    }
+    for (const [k, sourceId] of sourceIds.get(name)!.entries()) {
+      for await (const page of context.client.pages<{ email: string }>('contacts', { pageSize: 1000, sortby: 'email', overlap: 50, query: { [`filter[${filter}]`]: sourceId } })) {
+        for (const contact of page.items) {
+          const email = String(contact.email).trim().toLowerCase();
+          byMember.set(email, (byMember.get(email) ?? new Set()).add(targets[k]));
+        }
       }
     }
   }
-  return members;
+  return {
+    of(email, names) {
+      const ids = new Set(byMember.get(email));
+      for (const name of (names ?? '').split('|')) {
+        const id = byName.get(name);
+        if (id !== undefined) ids.add(id);
+      }
+      return [...ids].sort((a, b) => a - b);
+    },
+  };
 }
 
 /** The source's export of every contact, as rows by column name. */

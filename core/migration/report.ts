@@ -9,6 +9,8 @@ export interface KindReport {
   unchanged: number;
   /** Skipped elements by reason. */
   skipped: Record<string, number>;
+  /** How long the step took. */
+  seconds?: number;
 }
 
 export interface MigrationReport {

@@ -75,7 +75,9 @@ export async function runMigration(input: MigrationInput): Promise<MigrationRepo
     };
     await input.onProgress?.(step.name, index, 0, undefined);
     try {
+      const started = Date.now();
       report.kinds[step.name] = await step.run(context);
+      report.kinds[step.name].seconds = (Date.now() - started) / 1000;
     } catch (error) {
       if (error instanceof SourceApiError) throw new MigrationRefused(`${step.name}: ${error.message}`);
       throw error;

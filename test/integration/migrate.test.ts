@@ -31,7 +31,10 @@ async function contentsOf(account: NewAccount): Promise<Json> {
     return [c.email, c.lists.map((l: Json) => l.name).sort(), c.interests.map((i: Json) => i.name).sort(),
       c.customFields.filter((f: Json) => f.value !== '').map((f: Json) => [f.name, f.value]).sort(), c.state, c.source];
   }));
+  // Each list's members in creation order: same-named lists must not mix.
+  const members = await Promise.all((await list('/lists?sortby=created')).map(async (l) => (await list(`/contacts?filter[list]=${l.id}&sortby=email`)).map((c) => c.email)));
   return {
+    members,
     fields: (await list('/fields')).map((f) => [f.name, f.tag, f.format, f.custom]).sort(),
     interests: (await list('/interests')).map((i) => [i.name, i.description, i.expirationDays]).sort(),
     lists: (await list('/lists')).map((l) => [l.name, l.description, l.tags]).sort(),
@@ -67,6 +70,8 @@ beforeAll(async () => {
     expect((await call(source, 'POST', '/interests', { name, description: `${name} news`, expirationDays })).status).toBe(201);
   }
   for (let i = 1; i <= 5; i += 1) expect((await call(source, 'POST', '/lists', { name: `List ${i}`, description: `The ${i} list`, tags: [`t${i}`, 'all'] })).status).toBe(201);
+  // A second list of the same name: its members are read by its id, not by the export's names.
+  expect((await call(source, 'POST', '/lists', { name: 'List 1', description: 'Another list 1' })).status).toBe(201);
   for (let i = 0; i < 30; i += 1) {
     const reason = ['manual', 'bounced', 'complained', 'unsubscribed'][i % 4];
     expect((await call(source, 'POST', '/suppressions', { email: `gone${i}@example.net`, reason })).status).toBe(201);
@@ -86,6 +91,7 @@ beforeAll(async () => {
       const first = await call(source, 'POST', `/lists/${listIds[i % 5]}/contacts`, { email, firstName: `Reader ${i}`, lastName: i % 3 ? 'Smith' : '', customFields, interests });
       expect(first.status).toBe(200);
       if (i % 3 === 0) expect((await call(source, 'PUT', `/contacts/${first.body.data.id}/lists/${listIds[(i + 1) % 5]}`)).status).toBe(200);
+      if (i % 10 === 7) expect((await call(source, 'PUT', `/contacts/${first.body.data.id}/lists/${listIds[5]}`)).status).toBe(200);
       if (i % 50 === 1) expect((await call(source, 'POST', `/contacts/${first.body.data.id}/unsubscribe`)).status).toBe(200);
       if (i % 50 === 2 || i % 50 === 3) expect((await call(source, 'POST', '/bounces', { email, type: i % 50 === 2 ? 'hard' : 'complaint' })).status).toBe(200);
     }));
@@ -97,7 +103,7 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   const target = await herald.newAccount();
   const report = await migrate(target);
   expect(report.kinds.fields).toMatchObject({ created: 6, skipped: {} });
-  expect(report.kinds.lists).toMatchObject({ read: 5, created: 5 });
+  expect(report.kinds.lists).toMatchObject({ read: 6, created: 6 });
   expect(report.kinds.interests).toMatchObject({ read: 3, created: 3 });
   expect(report.kinds.contacts).toMatchObject({ read: CONTACTS, created: CONTACTS, skipped: {} });
   const suppressed = (await call(source, 'GET', '/suppressions?limit=1000')).body.data.length;
@@ -116,7 +122,7 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   expect((await call(source, 'PUT', '/contacts/reader0004@example.org', { firstName: 'Changed' })).status).toBe(200);
   expect((await call(source, 'POST', '/contacts/reader0005@example.org/unsubscribe')).status).toBe(200);
   const third = await migrate(target);
-  expect(third.kinds.lists).toMatchObject({ created: 0, updated: 1, unchanged: 4 });
+  expect(third.kinds.lists).toMatchObject({ created: 0, updated: 1, unchanged: 5 });
   expect(third.kinds.contacts).toMatchObject({ created: 0, updated: 2, unchanged: CONTACTS - 2 });
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 
@@ -192,7 +198,7 @@ it('refuses before writing anything: a key lacking a permission (named), a targe
   expect((await call(target, 'POST', '/lists', { name: 'Mine' })).status).toBe(201);
   await expect(migrate(target)).rejects.toThrow(/already holds data that did not come from this source: give --merge/);
   const merged = await migrate(target, { merge: true });
-  expect(merged.kinds.lists).toMatchObject({ created: 5 });
+  expect(merged.kinds.lists).toMatchObject({ created: 6 });
   expect(merged.kinds.contacts).toMatchObject({ created: CONTACTS });
 
   await expect(runMigration({ store: herald.services.store, source: { baseUrl: herald.baseUrl, account: source.account, apiKey: source.apiKey }, account: 'nosuchaccount' }))
@@ -209,7 +215,7 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   const report = JSON.parse(lines[0]);
-  expect(report).toMatchObject({ account: target.account, source: { account: source.account }, kinds: { lists: { created: 5 }, contacts: { created: CONTACTS } } });
+  expect(report).toMatchObject({ account: target.account, source: { account: source.account }, kinds: { lists: { created: 6 }, contacts: { created: CONTACTS } } });
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 
   const usage = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account]);

@@ -1,0 +1,90 @@
+// `herald migrate` Herald to Herald (issue 38): a source account of HERALD_BENCH_MIGRATE_CONTACTS
+// contacts (100,000 by default) in two lists, one interest, custom field values and 1,000
+// suppressions, served by this Herald's API; migrated into a second account at the command's
+// default rate (10 requests per second), then run again with nothing changed. Beside it, in the
+// same run and on the same store: the same contacts imported from a CSV (POST /contacts/import,
+// its task polled), the nearest thing Herald does with the same rows.
+import type { AddressInfo } from 'node:net';
+import { createAccount } from '../core/accounts/accounts';
+import { createField } from '../core/contacts/fields';
+import { createInterest } from '../core/contacts/interests';
+import { createList } from '../core/contacts/lists';
+import { runMigration } from '../core/migration/run';
+import { suppressMany } from '../core/sending/suppressions';
+import { fillContacts } from './contacts-fill';
+import { startBenchHerald, startBenchStack } from './herald-stack';
+import { round } from './stats';
+import { log, Teardown } from './support';
+
+const CONTACTS = Number(process.env.HERALD_BENCH_MIGRATE_CONTACTS ?? 100_000);
+
+export async function runMigrateBench(): Promise<Record<string, unknown>> {
+  const teardown = new Teardown();
+  try {
+    const stack = await startBenchStack('migrate', teardown, { storeFile: true });
+    const bench = await startBenchHerald(stack, teardown);
+    const api = await bench.herald.apiServer();
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    teardown.defer('api', () => new Promise<void>((resolve) => { api.close(() => resolve()); }));
+    const baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const { store, account: source, apiKey } = bench;
+
+    log(`migrate: filling the source with ${CONTACTS} contacts`);
+    await createList(store, source, { name: 'Customers' });
+    await createList(store, source, { name: 'Prospects', tags: ['b2b'] });
+    const interest = await createInterest(store, source, { name: 'Running' });
+    const city = await createField(store, source, { name: 'City' });
+    await createField(store, source, { name: 'Points', format: 'INT' });
+    await fillContacts(store, source, 0, CONTACTS);
+    await store.contacts.updateMany({ account: source, id: { $mod: [5, 0] } }, { $set: { [`customFields.${city.id}`]: 'Lyon' }, $push: { interests: { id: interest.id, subscribed: new Date() } } });
+    await suppressMany(store, Array.from({ length: 1000 }, (_, i) => ({ account: source, email: `gone${i}@example.net`, reason: 'bounced' as const })));
+
+    const target = (await createAccount(store, `${source.slice(0, 20)}to`)).account;
+    const migrateOnce = async () => {
+      const started = performance.now();
+      const report = await runMigration({ store, source: { baseUrl, account: source, apiKey }, account: target });
+      return { seconds: (performance.now() - started) / 1000, report };
+    };
+    log('migrate: first run');
+    const first = await migrateOnce();
+    log(`migrate: first run ${round(first.seconds)} s; again with nothing changed`);
+    const again = await migrateOnce();
+    const written = await store.contacts.countDocuments({ account: target });
+
+    log('migrate: the same contacts imported from a CSV, beside it');
+    const importer = await createAccount(store, `${source.slice(0, 20)}csv`);
+    const csv = ['email,First name,City', ...Array.from({ length: CONTACTS }, (_, i) => `person${i}@${i % 10 === 0 ? 'example.org' : 'example.com'},P${i},${i % 5 === 0 ? 'Lyon' : ''}`)].join('\n');
+    const headers = { authorization: `Bearer ${importer.apiKey}`, 'content-type': 'application/json' };
+    await fetch(`${baseUrl}/v2/${importer.account}/lists`, { method: 'POST', headers, body: JSON.stringify({ name: 'Imported' }) });
+    const importStarted = performance.now();
+    const started = await (await fetch(`${baseUrl}/v2/${importer.account}/contacts/import`, { method: 'POST', headers, body: JSON.stringify({ sourceRaw: csv, list: 1 }) })).json() as { task?: { id: number } };
+    if (!started.task) throw new Error(`the import did not start: ${JSON.stringify(started)}`);
+    for (;;) {
+      const task = (await (await fetch(`${baseUrl}/v2/${importer.account}/tasks/${started.task.id}`, { headers })).json() as { data: { state: string } }).data;
+      if (task.state === 'FINISHED') break;
+      if (['FAILED', 'CANCELLED'].includes(task.state)) throw new Error(`the import ended ${task.state}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const importSeconds = (performance.now() - importStarted) / 1000;
+
+    return {
+      scenario: 'migrate',
+      contacts: CONTACTS,
+      migrate_s: round(first.seconds),
+      rerun_s: round(again.seconds),
+      ratio_rerun_to_first: round(again.seconds / first.seconds),
+      import_s: round(importSeconds),
+      ratio_to_import: round(first.seconds / importSeconds),
+      contacts_written: written,
+      first_run: first.report.kinds,
+      rerun: again.report.kinds,
+      goal_migrate_met: first.seconds <= 120,
+      goal_rerun_met: again.seconds <= 0.1 * first.seconds,
+      notes: 'Herald to Herald over loopback HTTP at the default 10 requests per second; the store on its H2 file; the source filled straight through the store '
+        + '(2 lists, 1 interest on a fifth of the contacts, a custom field value on a fifth, 1,000 suppressions); import_s = the same emails, names and city from a CSV '
+        + '(POST /contacts/import with sourceRaw, the task polled every 100 ms) into a third account, after the migration',
+    };
+  } finally {
+    await teardown.run();
+  }
+}
