@@ -125,11 +125,22 @@ async function folderStillThere(collection: Collection<TemplateDoc>, account: st
   return location === '/' || (await collection.countDocuments({ account, id: location, type: 'FOLDER' })) > 0;
 }
 
+/** The next template number of the account (its id is its folder's path and this number). */
+export function templateNumber(store: Store, account: string): Promise<number> {
+  return nextId(store, account, 'templates');
+}
+
+/** The id a template of `number` has in `location` (`/12`, `/3/12`). */
+export function templateIdOf(location: string, number: number): string {
+  return pathOf(location, number);
+}
+
 /**
  * Creates a template or folder. Everything is checked, and MJML compiled, before the number is
- * taken, so a refused create takes none.
+ * taken, so a refused create takes none. `reservedNumber`: a number taken from the counter
+ * beforehand (a migration records it before creating: `templateNumber`).
  */
-export async function createTemplate(store: Store, account: string, input: TemplateInput): Promise<TemplateDoc> {
+export async function createTemplate(store: Store, account: string, input: TemplateInput, reservedNumber?: number): Promise<TemplateDoc> {
   const collection = store.templates;
   const type = input.type.toUpperCase() as TemplateType;
   const location = input.location ?? '/';
@@ -155,7 +166,7 @@ export async function createTemplate(store: Store, account: string, input: Templ
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
 
   const html = type === 'MJML' ? await compileMjml(input.mjmlRaw!) : input.htmlRaw;
-  const number = await nextId(store, account, 'templates');
+  const number = reservedNumber ?? await templateNumber(store, account);
   const now = new Date();
   const doc: TemplateDoc = {
     _id: `${account}:${number}`, account, number, id: pathOf(location, number), location, type, name: input.name.trim(),

@@ -10,6 +10,7 @@ import { migrateContacts } from './contacts';
 import { MigrationMap } from './mapping';
 import type { KindReport, MigrationReport } from './report';
 import { migrateSuppressions } from './suppressions';
+import { migrateTemplates } from './templates';
 
 /** A migration that cannot start (or go on): nothing more is written, the message says why. */
 export class MigrationRefused extends Error {
@@ -29,6 +30,7 @@ export const MIGRATION_STEPS: readonly Step[] = [
   // The contact export is a task at the source: started with contacts:list, watched with tasks:list.
   { name: 'contacts', permissions: ['contacts:list', 'tasks:list'], run: migrateContacts },
   { name: 'suppressions', permissions: ['contacts:list'], run: migrateSuppressions },
+  { name: 'templates', permissions: ['templates:list'], run: migrateTemplates },
 ];
 
 export interface MigrationInput {

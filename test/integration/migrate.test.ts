@@ -33,7 +33,13 @@ async function contentsOf(account: NewAccount): Promise<Json> {
   }));
   // Each list's members in creation order: same-named lists must not mix.
   const members = await Promise.all((await list('/lists?sortby=created')).map(async (l) => (await list(`/contacts?filter[list]=${l.id}&sortby=email`)).map((c) => c.email)));
+  const templates = await Promise.all((await list('/templates?filter[type]=all&sortby=created')).map(async (t) => {
+    const folder = t.location === '/' ? '/' : (await call(account, 'GET', `/templates${t.location}`)).body.data.name;
+    const body = t.type === 'FOLDER' ? null : (await call(account, 'GET', `/templates${t.id}.json`)).body.data;
+    return [t.name, t.type, folder, body];
+  }));
   return {
+    templates,
     members,
     fields: (await list('/fields')).map((f) => [f.name, f.tag, f.format, f.custom]).sort(),
     interests: (await list('/interests')).map((i) => [i.name, i.description, i.expirationDays]).sort(),
@@ -76,6 +82,14 @@ beforeAll(async () => {
     const reason = ['manual', 'bounced', 'complained', 'unsubscribed'][i % 4];
     expect((await call(source, 'POST', '/suppressions', { email: `gone${i}@example.net`, reason })).status).toBe(201);
   }
+  const folder = await call(source, 'POST', '/templates', { name: 'Receipts', type: 'FOLDER' });
+  expect(folder.status).toBe(201);
+  expect((await call(source, 'POST', '/templates', {
+    name: 'Order shipped', type: 'HTML', location: folder.body.data.id, htmlRaw: '<p>Your order ${order} shipped</p>', subject: 'Shipped', from: { email: 'shop@example.com', name: 'Shop' },
+  })).status).toBe(201);
+  expect((await call(source, 'POST', '/templates', {
+    name: 'Newsletter', type: 'MJML', mjmlRaw: '<mjml><mj-body><mj-section><mj-column><mj-text>Hello</mj-text></mj-column></mj-section></mj-body></mjml>',
+  })).status).toBe(201);
   // Contacts in one or two of the lists, some with interests and custom field values; some unsubscribed, bounced, complained.
   const fields = (await call(source, 'GET', '/fields?limit=1000')).body.data as Json[];
   const fieldId = (name: string) => fields.find((f) => f.name === name).id;
@@ -99,13 +113,14 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => herald?.stop());
 
-it('copies fields, interests, lists, contacts (values, lists, interests, states) and the suppression list; a re-run changes nothing, then brings over a change', async () => {
+it('copies fields, interests, lists, contacts (values, lists, interests, states), the suppression list and templates (folders, HTML, MJML); a re-run changes nothing, then brings over a change', async () => {
   const target = await herald.newAccount();
   const report = await migrate(target);
   expect(report.kinds.fields).toMatchObject({ created: 6, skipped: {} });
   expect(report.kinds.lists).toMatchObject({ read: 6, created: 6 });
   expect(report.kinds.interests).toMatchObject({ read: 3, created: 3 });
   expect(report.kinds.contacts).toMatchObject({ read: CONTACTS, created: CONTACTS, skipped: {} });
+  expect(report.kinds.templates).toMatchObject({ read: 3, created: 3, skipped: {} });
   const suppressed = (await call(source, 'GET', '/suppressions?limit=1000')).body.data.length;
   expect(report.kinds.suppressions).toMatchObject({ read: suppressed, skipped: {} });
   const contents = await contentsOf(target);
@@ -116,14 +131,18 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   for (const kind of ['fields', 'interests', 'lists']) expect(again.kinds[kind]).toMatchObject({ created: 0, updated: 0 });
   expect(again.kinds.suppressions).toMatchObject({ created: 0, unchanged: suppressed });
   expect(again.kinds.contacts).toMatchObject({ created: 0, updated: 0, unchanged: CONTACTS });
+  expect(again.kinds.templates).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
 
   const sourceLists = (await call(source, 'GET', '/lists?limit=1000')).body.data as Json[];
   expect((await call(source, 'PUT', `/lists/${sourceLists[0].id}`, { description: 'Changed at the source' })).status).toBe(200);
   expect((await call(source, 'PUT', '/contacts/reader0004@example.org', { firstName: 'Changed' })).status).toBe(200);
+  const newsletter = ((await call(source, 'GET', '/templates?filter[type]=mjml')).body.data as Json[])[0];
+  expect((await call(source, 'PUT', `/templates${newsletter.id}`, { mjmlRaw: '<mjml><mj-body><mj-section><mj-column><mj-text>Hello again</mj-text></mj-column></mj-section></mj-body></mjml>' })).status).toBe(200);
   expect((await call(source, 'POST', '/contacts/reader0005@example.org/unsubscribe')).status).toBe(200);
   const third = await migrate(target);
   expect(third.kinds.lists).toMatchObject({ created: 0, updated: 1, unchanged: 5 });
   expect(third.kinds.contacts).toMatchObject({ created: 0, updated: 2, unchanged: CONTACTS - 2 });
+  expect(third.kinds.templates).toMatchObject({ created: 0, updated: 1, unchanged: 2 });
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 
   // Nobody who left is mailed again: unsubscribed here, ACTIVE at the source (and changed there), stays unsubscribed.
@@ -187,7 +206,7 @@ it('slows down for a source answering 429 and 503 now and then, and finishes', a
 });
 
 it('refuses before writing anything: a key lacking a permission (named), a target holding other data, an unknown target', async () => {
-  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list'] });
+  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list', 'templates:list'] });
   expect(user.status).toBe(201);
   const key = (await call(source, 'POST', `/users/${user.body.data.id}/keys`)).body.data.key as string;
   const target = await herald.newAccount();
@@ -211,7 +230,7 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const target = await herald.newAccount();
   const result = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account, '--key', source.apiKey, '--to-account', target.account, '--rate', '100']);
   expect(result.code).toBe(0);
-  expect(result.stderr).toContain('step 1/5 fields');
+  expect(result.stderr).toContain('step 1/6 fields');
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   const report = JSON.parse(lines[0]);
