@@ -7,7 +7,8 @@ import type { Store } from '../adapters/store/store';
 export const MIGRATE_USAGE = `  herald migrate --from <base URL> --account <name> --key <API key>
                  [--to-account <name>] [--merge] [--rate <requests per second>]
                                         copy an account from a server speaking the original's API
-                                        (fields, interests, lists, contacts, suppressions, templates); prints the report`;
+                                        (fields, interests, lists, contacts, suppressions, templates,
+                                        campaigns as drafts); prints the report`;
 
 export interface MigrateOptions { from: string; account: string; key: string; toAccount: string; merge: boolean; rate: number }
 

@@ -56,7 +56,8 @@ function throwIfProblems(problems: Record<string, FieldError>): void {
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
 }
 
-export async function createCampaign(store: Store, account: string, input: CampaignInput & { name: string }): Promise<CampaignDoc> {
+/** Creates a DRAFT campaign; `reservedId`: an id taken from the counter beforehand (a migration records it before creating). */
+export async function createCampaign(store: Store, account: string, input: CampaignInput & { name: string }, reservedId?: number): Promise<CampaignDoc> {
   const name = input.name.trim();
   const launchMode = input.launchMode ?? 'NOW';
   const problems: Record<string, FieldError> = {};
@@ -66,7 +67,7 @@ export async function createCampaign(store: Store, account: string, input: Campa
   throwIfProblems(problems);
   const options = { ...defaultOptions(name), ...readOptions(input.options ?? {}, name) };
   await checkAudienceReferences(store, account, { include, exclude });
-  const id = await nextId(store, account, 'campaigns');
+  const id = reservedId ?? await nextId(store, account, 'campaigns');
   const now = new Date();
   const campaign: CampaignDoc = {
     _id: docId(account, id), account, id, name, description: input.description ?? '', tags: [...new Set(input.tags ?? [])],

@@ -6,6 +6,7 @@
 import { AccountApiClient, SourceApiError, type AccountApiClientOptions } from '../../adapters/http/account-api-client';
 import type { MigrationDoc, Store } from '../../adapters/store/store';
 import { migrateFields, migrateInterests, migrateLists, type StepContext } from './definitions';
+import { migrateCampaigns } from './campaigns';
 import { migrateContacts } from './contacts';
 import { MigrationMap } from './mapping';
 import type { KindReport, MigrationReport } from './report';
@@ -31,6 +32,7 @@ export const MIGRATION_STEPS: readonly Step[] = [
   { name: 'contacts', permissions: ['contacts:list', 'tasks:list'], run: migrateContacts },
   { name: 'suppressions', permissions: ['contacts:list'], run: migrateSuppressions },
   { name: 'templates', permissions: ['templates:list'], run: migrateTemplates },
+  { name: 'campaigns', permissions: ['campaigns:list'], run: migrateCampaigns },
 ];
 
 export interface MigrationInput {

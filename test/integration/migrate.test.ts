@@ -22,6 +22,17 @@ const call = (account: NewAccount, method: string, path: string, json?: unknown)
 
 const CONTACTS = 300;
 
+/** A raw body PUT (a campaign content's HTML or MJML). */
+async function putBody(account: NewAccount, path: string, body: string): Promise<number> {
+  return (await fetch(`${herald.baseUrl}/v2/${account.account}${path}`, { method: 'PUT', headers: { ...bearer(account.apiKey), 'content-type': 'text/html' }, body })).status;
+}
+
+/** A document GET: its status, and its text when found. */
+async function getText(account: NewAccount, path: string): Promise<string> {
+  const answer = await fetch(`${herald.baseUrl}/v2/${account.account}${path}`, { headers: bearer(account.apiKey) });
+  return answer.ok ? `${answer.status}: ${await answer.text()}` : String(answer.status);
+}
+
 /** What an account holds, as the API lists it, without ids and dates; every 7th contact in full. */
 async function contentsOf(account: NewAccount): Promise<Json> {
   const list = async (path: string) => (await call(account, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=1000`)).body.data as Json[];
@@ -38,7 +49,21 @@ async function contentsOf(account: NewAccount): Promise<Json> {
     const body = t.type === 'FOLDER' ? null : (await call(account, 'GET', `/templates${t.id}.json`)).body.data;
     return [t.name, t.type, folder, body];
   }));
+  const nameOf = new Map<string, string>();
+  for (const l of await list('/lists')) nameOf.set(`l${l.id}`, l.name);
+  for (const i of await list('/interests')) nameOf.set(`i${i.id}`, i.name);
+  const campaignList = [...await list('/campaigns?sortby=created'), ...await list('/campaigns?sortby=created&filter[archived]=true')];
+  for (const c of campaignList) nameOf.set(`c${c.id}`, c.name);
+  const campaigns = await Promise.all(campaignList.map(async (c) => {
+    const detail = (await call(account, 'GET', `/campaigns/${c.id}`)).body.data;
+    const names = (a: Json) => [...a.lists.map((id: number) => nameOf.get(`l${id}`)), ...a.interests.map((id: number) => nameOf.get(`i${id}`)), ...a.campaigns.map((id: number) => nameOf.get(`c${id}`))];
+    const content = detail.contents[0];
+    const body = content && [await getText(account, `/campaigns/${c.id}/contents/${content.id}.html`), await getText(account, `/campaigns/${c.id}/contents/${content.id}.mjml`)];
+    return [detail.name, detail.description, detail.tags, detail.state, detail.options, names(detail.include), names(detail.exclude),
+      content && [content.subject, content.from, content.fromName, content.replyTo], body];
+  }));
   return {
+    campaigns,
     templates,
     members,
     fields: (await list('/fields')).map((f) => [f.name, f.tag, f.format, f.custom]).sort(),
@@ -90,6 +115,18 @@ beforeAll(async () => {
   expect((await call(source, 'POST', '/templates', {
     name: 'Newsletter', type: 'MJML', mjmlRaw: '<mjml><mj-body><mj-section><mj-column><mj-text>Hello</mj-text></mj-column></mj-section></mj-body></mjml>',
   })).status).toBe(201);
+  // Campaigns: with an audience and an HTML body; with an MJML body including the first's recipients; one without content.
+  const listsNow = ((await call(source, 'GET', '/lists?limit=1000')).body.data as Json[]).map((l) => l.id);
+  const interestsNow = ((await call(source, 'GET', '/interests?limit=1000')).body.data as Json[]).map((i) => i.id);
+  const autumn = await call(source, 'POST', '/campaigns', { name: 'Autumn', description: 'News', tags: ['news'], include: { lists: [listsNow[0], listsNow[1]] }, exclude: { interests: [interestsNow[0]] } });
+  expect(autumn.status).toBe(200);
+  const autumnContent = await call(source, 'POST', `/campaigns/${autumn.body.data.id}/contents`, { type: 'HTML', subject: 'Autumn news', from: 'news@example.com', fromName: 'Shop', replyTo: 'help@example.com' });
+  expect(await putBody(source, `/campaigns/${autumn.body.data.id}/contents/${autumnContent.body.data.id}.html`, '<p>Autumn is here</p>')).toBe(200);
+  const winter = await call(source, 'POST', '/campaigns', { name: 'Winter', include: { campaigns: [autumn.body.data.id], lists: [listsNow[2]] } });
+  const winterContent = await call(source, 'POST', `/campaigns/${winter.body.data.id}/contents`, { type: 'HTML', subject: 'Winter', from: 'news@example.com', fromName: 'Shop' });
+  expect(await putBody(source, `/campaigns/${winter.body.data.id}/contents/${winterContent.body.data.id}.html`,
+    '<mjml><mj-body><mj-section><mj-column><mj-text>Winter</mj-text></mj-column></mj-section></mj-body></mjml>')).toBe(200);
+  expect((await call(source, 'POST', '/campaigns', { name: 'Old one' })).status).toBe(200);
   // Contacts in one or two of the lists, some with interests and custom field values; some unsubscribed, bounced, complained.
   const fields = (await call(source, 'GET', '/fields?limit=1000')).body.data as Json[];
   const fieldId = (name: string) => fields.find((f) => f.name === name).id;
@@ -113,7 +150,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => herald?.stop());
 
-it('copies fields, interests, lists, contacts (values, lists, interests, states), the suppression list and templates (folders, HTML, MJML); a re-run changes nothing, then brings over a change', async () => {
+it('copies fields, interests, lists, contacts (values, lists, interests, states), the suppression list, templates (folders, HTML, MJML) and campaigns as drafts (audience mapped, content, HTML or MJML body); a re-run changes nothing, then brings over a change', async () => {
   const target = await herald.newAccount();
   const report = await migrate(target);
   expect(report.kinds.fields).toMatchObject({ created: 6, skipped: {} });
@@ -121,6 +158,7 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   expect(report.kinds.interests).toMatchObject({ read: 3, created: 3 });
   expect(report.kinds.contacts).toMatchObject({ read: CONTACTS, created: CONTACTS, skipped: {} });
   expect(report.kinds.templates).toMatchObject({ read: 3, created: 3, skipped: {} });
+  expect(report.kinds.campaigns).toMatchObject({ read: 3, created: 3, skipped: {} });
   const suppressed = (await call(source, 'GET', '/suppressions?limit=1000')).body.data.length;
   expect(report.kinds.suppressions).toMatchObject({ read: suppressed, skipped: {} });
   const contents = await contentsOf(target);
@@ -132,6 +170,7 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   expect(again.kinds.suppressions).toMatchObject({ created: 0, unchanged: suppressed });
   expect(again.kinds.contacts).toMatchObject({ created: 0, updated: 0, unchanged: CONTACTS });
   expect(again.kinds.templates).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
+  expect(again.kinds.campaigns).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
 
   const sourceLists = (await call(source, 'GET', '/lists?limit=1000')).body.data as Json[];
   expect((await call(source, 'PUT', `/lists/${sourceLists[0].id}`, { description: 'Changed at the source' })).status).toBe(200);
@@ -206,7 +245,7 @@ it('slows down for a source answering 429 and 503 now and then, and finishes', a
 });
 
 it('refuses before writing anything: a key lacking a permission (named), a target holding other data, an unknown target', async () => {
-  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list', 'templates:list'] });
+  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list', 'templates:list', 'campaigns:list'] });
   expect(user.status).toBe(201);
   const key = (await call(source, 'POST', `/users/${user.body.data.id}/keys`)).body.data.key as string;
   const target = await herald.newAccount();
@@ -230,7 +269,7 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const target = await herald.newAccount();
   const result = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account, '--key', source.apiKey, '--to-account', target.account, '--rate', '100']);
   expect(result.code).toBe(0);
-  expect(result.stderr).toContain('step 1/6 fields');
+  expect(result.stderr).toContain('step 1/7 fields');
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   const report = JSON.parse(lines[0]);
