@@ -66,7 +66,7 @@ async function run(args: string[]): Promise<unknown> {
   }
   if (resource === 'migrate') {
     const options = parseMigrateOptions([action, ...rest].filter((arg) => arg !== undefined), (message) => { throw new UsageError(message); });
-    return withStore((store) => migrateCommand(store, options));
+    return withStore((store) => migrateCommand(store, options, loadConfig().webhookAllowPrivate));
   }
   throw new UsageError(resource ? `unknown command: ${args.join(' ')}` : 'no command given');
 }

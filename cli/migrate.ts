@@ -8,7 +8,7 @@ export const MIGRATE_USAGE = `  herald migrate --from <base URL> --account <name
                  [--to-account <name>] [--merge] [--rate <requests per second>]
                                         copy an account from a server speaking the original's API
                                         (fields, interests, lists, contacts, suppressions, templates,
-                                        campaigns as drafts); prints the report`;
+                                        campaigns as drafts, webhooks disabled); prints the report`;
 
 export interface MigrateOptions { from: string; account: string; key: string; toAccount: string; merge: boolean; rate: number }
 
@@ -58,12 +58,13 @@ function progressWriter(): NonNullable<MigrationInput['onProgress']> {
   };
 }
 
-export async function migrateCommand(store: Store, options: MigrateOptions): Promise<MigrationReport> {
+export async function migrateCommand(store: Store, options: MigrateOptions, allowPrivateWebhooks: boolean): Promise<MigrationReport> {
   const report = await runMigration({
     store,
     source: { baseUrl: options.from, account: options.account, apiKey: options.key, requestsPerSecond: options.rate },
     account: options.toAccount,
     merge: options.merge,
+    allowPrivateWebhooks,
     onProgress: progressWriter(),
     onRetry: ({ path, status, delayMs }) => process.stderr.write(`\nthe source answered ${status ?? 'nothing'} to ${path}: trying again in ${Math.round(delayMs)} ms\n`),
   });

@@ -12,6 +12,7 @@ import { MigrationMap } from './mapping';
 import type { KindReport, MigrationReport } from './report';
 import { migrateSuppressions } from './suppressions';
 import { migrateTemplates } from './templates';
+import { migrateWebhooks } from './webhooks';
 
 /** A migration that cannot start (or go on): nothing more is written, the message says why. */
 export class MigrationRefused extends Error {
@@ -21,7 +22,7 @@ export class MigrationRefused extends Error {
   }
 }
 
-interface Step { name: string; permissions: string[]; run(context: StepContext): Promise<KindReport> }
+interface Step { name: string; permissions: string[]; run(context: StepContext, input: MigrationInput): Promise<KindReport> }
 
 /** The steps in order: definitions before what refers to them. */
 export const MIGRATION_STEPS: readonly Step[] = [
@@ -33,6 +34,7 @@ export const MIGRATION_STEPS: readonly Step[] = [
   { name: 'suppressions', permissions: ['contacts:list'], run: migrateSuppressions },
   { name: 'templates', permissions: ['templates:list'], run: migrateTemplates },
   { name: 'campaigns', permissions: ['campaigns:list'], run: migrateCampaigns },
+  { name: 'webhooks', permissions: ['webhooks:list'], run: (context, input) => migrateWebhooks(context, input.allowPrivateWebhooks ?? false) },
 ];
 
 export interface MigrationInput {
@@ -43,6 +45,8 @@ export interface MigrationInput {
   account: string;
   /** Write into an account holding data that did not come from this source. */
   merge?: boolean;
+  /** Webhook URLs on private addresses are allowed (HERALD_WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateWebhooks?: boolean;
   /** Progress of the step under way: its name, its index among the steps, elements done, the source's total. */
   onProgress?(step: string, index: number, done: number, total: number | undefined): void | Promise<void>;
   /** The source slowed the migration down (a 429 or 5xx answered with a retry). */
@@ -80,7 +84,7 @@ export async function runMigration(input: MigrationInput): Promise<MigrationRepo
     await input.onProgress?.(step.name, index, 0, undefined);
     try {
       const started = Date.now();
-      report.kinds[step.name] = await step.run(context);
+      report.kinds[step.name] = await step.run(context, input);
       report.kinds[step.name].seconds = (Date.now() - started) / 1000;
     } catch (error) {
       if (error instanceof SourceApiError) throw new MigrationRefused(`${step.name}: ${error.message}`);

@@ -40,12 +40,13 @@ function storedTypes(events: string[] | undefined): string[] | null {
   return chosen.length === TRACK_TYPES.length ? null : chosen;
 }
 
-export async function createEndpoint(store: Store, account: string, input: EndpointInput, allowPrivate: boolean): Promise<WebhookDoc> {
+/** Creates an endpoint; `reservedId`: an id taken from the counter beforehand (a migration records it before creating). */
+export async function createEndpoint(store: Store, account: string, input: EndpointInput, allowPrivate: boolean, reservedId?: number): Promise<WebhookDoc> {
   const url = await checkedUrl(input.url, allowPrivate);
   if ((await store.webhooks.countDocuments({ account })) >= MAX_ENDPOINTS_PER_ACCOUNT) {
     throw errors.badRequest(`An account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
   }
-  const id = await nextId(store, account, 'webhooks');
+  const id = reservedId ?? await nextId(store, account, 'webhooks');
   const now = new Date();
   const doc: WebhookDoc = {
     _id: `${account}:${id}`, account, id, url, events: storedTypes(input.events), enabled: input.enabled ?? true,

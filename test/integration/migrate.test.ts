@@ -62,7 +62,9 @@ async function contentsOf(account: NewAccount): Promise<Json> {
     return [detail.name, detail.description, detail.tags, detail.state, detail.options, names(detail.include), names(detail.exclude),
       content && [content.subject, content.from, content.fromName, content.replyTo], body];
   }));
+  const webhooks = (await list('/webhooks')).map((w) => [w.url, w.events, w.enabled]).sort();
   return {
+    webhooks,
     campaigns,
     templates,
     members,
@@ -77,13 +79,14 @@ async function contentsOf(account: NewAccount): Promise<Json> {
 
 function migrate(target: NewAccount, extra: Partial<MigrationInput> = {}, baseUrl = herald.baseUrl, key = source.apiKey) {
   return runMigration({
-    store: herald.services.store, source: { baseUrl, account: source.account, apiKey: key, requestsPerSecond: 200, backoffMs: 20 }, account: target.account, ...extra,
+    store: herald.services.store, source: { baseUrl, account: source.account, apiKey: key, requestsPerSecond: 200, backoffMs: 20 }, account: target.account, allowPrivateWebhooks: true, ...extra,
   });
 }
 
 /** The installed `herald` command (dist/ is built by npm test), on this test's database. */
 function heraldCommand(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_MONGODB_DATABASE: herald.services.store.db.databaseName, HERALD_LOG_LEVEL: 'silent' };
+  // Webhook URLs on private addresses refused, as in production.
+  const env = { ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_MONGODB_DATABASE: herald.services.store.db.databaseName, HERALD_LOG_LEVEL: 'silent', HERALD_WEBHOOK_ALLOW_PRIVATE: '' };
   return new Promise((resolve) => {
     execFile(process.execPath, [path.resolve(__dirname, '../../bin/herald.js'), ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -127,6 +130,8 @@ beforeAll(async () => {
   expect(await putBody(source, `/campaigns/${winter.body.data.id}/contents/${winterContent.body.data.id}.html`,
     '<mjml><mj-body><mj-section><mj-column><mj-text>Winter</mj-text></mj-column></mj-section></mj-body></mjml>')).toBe(200);
   expect((await call(source, 'POST', '/campaigns', { name: 'Old one' })).status).toBe(200);
+  expect((await call(source, 'POST', '/webhooks', { url: 'http://127.0.0.1:9/hooks/all', enabled: false })).status).toBe(201);
+  expect((await call(source, 'POST', '/webhooks', { url: 'http://127.0.0.1:9/hooks/bounces', events: ['track.mail.bounced'], enabled: false })).status).toBe(201);
   // Contacts in one or two of the lists, some with interests and custom field values; some unsubscribed, bounced, complained.
   const fields = (await call(source, 'GET', '/fields?limit=1000')).body.data as Json[];
   const fieldId = (name: string) => fields.find((f) => f.name === name).id;
@@ -159,6 +164,8 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   expect(report.kinds.contacts).toMatchObject({ read: CONTACTS, created: CONTACTS, skipped: {} });
   expect(report.kinds.templates).toMatchObject({ read: 3, created: 3, skipped: {} });
   expect(report.kinds.campaigns).toMatchObject({ read: 3, created: 3, skipped: {} });
+  expect(report.kinds.webhooks).toMatchObject({ read: 2, created: 2, skipped: {} });
+  expect((await call(target, 'GET', '/webhooks')).body.data.every((w: Json) => w.enabled === false)).toBe(true);
   const suppressed = (await call(source, 'GET', '/suppressions?limit=1000')).body.data.length;
   expect(report.kinds.suppressions).toMatchObject({ read: suppressed, skipped: {} });
   const contents = await contentsOf(target);
@@ -245,7 +252,7 @@ it('slows down for a source answering 429 and 503 now and then, and finishes', a
 });
 
 it('refuses before writing anything: a key lacking a permission (named), a target holding other data, an unknown target', async () => {
-  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list', 'templates:list', 'campaigns:list'] });
+  const user = await call(source, 'POST', '/users', { email: 'lister@example.com', password: 'lister pass', permissions: ['fields:list', 'interests:list', 'contacts:list', 'tasks:list', 'templates:list', 'campaigns:list', 'webhooks:list'] });
   expect(user.status).toBe(201);
   const key = (await call(source, 'POST', `/users/${user.body.data.id}/keys`)).body.data.key as string;
   const target = await herald.newAccount();
@@ -269,12 +276,17 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const target = await herald.newAccount();
   const result = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account, '--key', source.apiKey, '--to-account', target.account, '--rate', '100']);
   expect(result.code).toBe(0);
-  expect(result.stderr).toContain('step 1/7 fields');
+  expect(result.stderr).toContain('step 1/8 fields');
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   const report = JSON.parse(lines[0]);
   expect(report).toMatchObject({ account: target.account, source: { account: source.account }, kinds: { lists: { created: 6 }, contacts: { created: CONTACTS } } });
-  expect(await contentsOf(target)).toEqual(await contentsOf(source));
+  // The source's webhooks point at 127.0.0.1: refused here, each with Herald's reason.
+  expect(report.kinds.webhooks.created).toBe(0);
+  expect(Object.values(report.kinds.webhooks.skipped as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(2);
+  const { webhooks: _targetHooks, ...got } = await contentsOf(target);
+  const { webhooks: _sourceHooks, ...wanted } = await contentsOf(source);
+  expect(got).toEqual(wanted);
 
   const usage = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account]);
   expect(usage.code).toBe(2);
