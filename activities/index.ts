@@ -1,6 +1,7 @@
 // Every activity the worker registers, each group built from the dependencies it needs.
 import { createContactExportActivities } from './contact-export';
 import { createContactImportActivities } from './contact-import';
+import { createMigrationActivities } from './account-migration';
 import { createTaskActivities } from './tasks';
 import { createAutomationActivities } from './automations';
 import { createCampaignActivities, type CampaignActivityDeps } from './campaigns';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTaskActivities(deps),
     ...createContactExportActivities(deps),
     ...createContactImportActivities(deps),
+    ...createMigrationActivities(deps),
     ...createWebhookActivities(deps),
     ...createCampaignActivities(deps),
     ...createAutomationActivities(deps),

@@ -4,6 +4,7 @@ export { ScheduledSend } from './scheduled-send';
 export { SendQueueSweep } from './send-queue-sweep';
 export { ContactExport } from './contact-export';
 export { ContactImport } from './contact-import';
+export { AccountMigration } from './account-migration';
 export { WebhookDelivery } from './webhook-delivery';
 export { WebhookSweep } from './webhook-sweep';
 export { BounceMailboxRead } from './bounce-mailbox-read';

@@ -424,6 +424,17 @@ export interface MigrationMapDoc {
   digest?: string;
 }
 
+/**
+ * The source's API key of a migration started through the API (ACCOUNT_MIGRATION): kept apart
+ * from the task (whose parameters anyone listing tasks sees) and from Temporal's history, and
+ * deleted when the task ends.
+ */
+export interface MigrationKeyDoc {
+  _id: string; // `<account>:<task id>`
+  account: string;
+  key: string;
+}
+
 /** A migration of an account from a source: where it is, for a run killed midway to go on. */
 export interface MigrationDoc {
   _id: string; // `<account>|<source>`
@@ -784,6 +795,7 @@ export interface Store {
   automationRuns: Collection<AutomationRunDoc>;
   migrations: Collection<MigrationDoc>;
   migrationMaps: Collection<MigrationMapDoc>;
+  migrationKeys: Collection<MigrationKeyDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see adapters/store/files.ts). */
   files: GridFSBucket;
   /** What the process keeps for this connection (adapters/store/per-store.ts). */
@@ -839,6 +851,7 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     automationRuns: db.collection('automationRuns'),
     migrations: db.collection('migrations'),
     migrationMaps: db.collection('migrationMaps'),
+    migrationKeys: db.collection('migrationKeys'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     scoped: new Map(),
     close: () => client.close(),

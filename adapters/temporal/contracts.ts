@@ -43,6 +43,8 @@ export const taskWorkflows = {
   CAMPAIGN_LAUNCH: 'CampaignLaunch',
   /** A SENT campaign sent again to the recipients whose message failed: the same workflow, a later round. */
   CAMPAIGN_RESEND: 'CampaignLaunch',
+  /** An account copied from a server speaking the original's API (core/migration/run.ts). */
+  ACCOUNT_MIGRATION: 'AccountMigration',
 } as const;
 export type TaskType = keyof typeof taskWorkflows;
 

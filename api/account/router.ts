@@ -27,6 +27,7 @@ import { loginRouter } from './login';
 import { statsRoutes } from './stats';
 import { suppressionRoutes } from './suppressions';
 import { taskRoutes } from './tasks';
+import { migrationRoutes } from './migrations';
 import { templateRoutes } from './templates';
 import { userRoutes } from './users';
 import { webhookRoutes } from './webhooks';
@@ -66,6 +67,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   contactRoutes(scoped, deps.store);
   contactExportRoutes(scoped, deps);
   taskRoutes(scoped, deps);
+  migrationRoutes(scoped, deps);
   activityRoutes(scoped, deps.store);
   statsRoutes(scoped, deps.store);
   suppressionRoutes(scoped, deps.store);

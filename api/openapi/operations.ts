@@ -11,6 +11,7 @@ import { campaignLaunchOperations } from '../account/campaign-launch';
 import { campaignReportOperations } from '../account/campaign-reports';
 import { campaignOperations } from '../account/campaigns';
 import { contactExportOperations } from '../account/contact-export';
+import { migrationOperations } from '../account/migrations';
 import { contactImportOperations } from '../account/contact-import';
 import { contactOperations } from '../account/contacts';
 import { dkimOperations } from '../account/dkim';
@@ -56,6 +57,7 @@ export const operations: OperationSpec[] = [
   ...templateOperations,
   ...contactOperations,
   ...contactExportOperations,
+  ...migrationOperations,
   ...contactImportOperations,
   ...taskOperations,
   ...activityOperations,

@@ -11,6 +11,8 @@ import { MigrationRefused, runMigration, type MigrationInput } from '../../core/
 import type { NewAccount } from '../../core/accounts/accounts';
 import { listenLocally, startTestHerald, suiteMongodbUri, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
+import { waitUntil } from '../support/wait';
+import { workflowIds } from '../../adapters/temporal/contracts';
 
 let herald: TestHerald;
 let source: NewAccount;
@@ -291,4 +293,37 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const usage = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account]);
   expect(usage.code).toBe(2);
   expect(usage.stderr).toContain('migrate needs --key');
+});
+
+it('POST /migrations: a task with progress whose result is the report; the source key is in neither the task nor Temporal, and is deleted at the end', async () => {
+  const target = await herald.newAccount();
+  expect((await call(target, 'POST', '/migrations', { from: herald.baseUrl, account: source.account })).status).toBe(400);
+  const started = await call(target, 'POST', '/migrations', { from: herald.baseUrl, account: source.account, key: source.apiKey, rate: 200 });
+  expect(started.status).toBe(201);
+  const taskId = started.body.task.id as number;
+  const done = await waitUntil('the migration task', async () => {
+    const task = (await call(target, 'GET', `/tasks/${taskId}`)).body.data;
+    return ['FINISHED', 'FAILED'].includes(task.state) ? task : undefined;
+  }, 120_000);
+  expect(done).toMatchObject({ state: 'FINISHED', type: 'ACCOUNT_MIGRATION', completed: 1 });
+  expect(done.result.kinds.contacts).toMatchObject({ created: CONTACTS });
+  expect(JSON.stringify(done)).not.toContain(source.apiKey);
+  expect(JSON.stringify((await call(target, 'GET', '/tasks')).body)).not.toContain(source.apiKey);
+  expect(await herald.services.store.migrationKeys.countDocuments({ account: target.account })).toBe(0);
+  const history = await herald.services.temporal.workflow.getHandle(workflowIds.task(target.account, taskId)).fetchHistory();
+  expect(history.events!.length).toBeGreaterThan(5);
+  expect(JSON.stringify(history)).not.toContain(source.apiKey);
+  const { webhooks: _t, ...got } = await contentsOf(target);
+  const { webhooks: _s, ...wanted } = await contentsOf(source);
+  expect(got).toEqual(wanted);
+
+  // A key the source refuses: the task fails with the source's reason, and its key is deleted.
+  const other = await herald.newAccount();
+  const refused = await call(other, 'POST', '/migrations', { from: herald.baseUrl, account: source.account, key: `${source.account}-${'y'.repeat(32)}` });
+  const failed = await waitUntil('the refused migration', async () => {
+    const task = (await call(other, 'GET', `/tasks/${refused.body.task.id}`)).body.data;
+    return ['FINISHED', 'FAILED'].includes(task.state) ? task : undefined;
+  }, 120_000);
+  expect(failed).toMatchObject({ state: 'FAILED', message: expect.stringMatching(/refused the key \(401/) });
+  expect(await herald.services.store.migrationKeys.countDocuments({ account: other.account })).toBe(0);
 });
