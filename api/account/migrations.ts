@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import { errors, fieldError } from '../../core/shared/errors';
 import { checkWebhookUrl } from '../../core/webhooks/url-policy';
+import { mappingCsv } from '../../core/migration/mapping';
 import type { TaskDeps } from '../../core/tasks/tasks';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
@@ -30,6 +32,14 @@ const validateMigration = validator<{ from: string; account: string; key: string
  * policy: the worker fetches it, so a private address is refused unless HERALD_WEBHOOK_ALLOW_PRIVATE.
  */
 export function migrationRoutes(router: Router, deps: TaskDeps & { webhookAllowPrivate: boolean }): void {
+  // What each migration brought over: the source's id and Herald's, per kind (optionally of one source, as the report names it).
+  router.get('/migrations/mapping', requirePermission('contacts:list'), async (ctx) => {
+    const source = typeof ctx.query.source === 'string' && ctx.query.source !== '' ? ctx.query.source : undefined;
+    ctx.set('Content-Type', 'text/csv; charset=utf-8');
+    ctx.set('Content-Disposition', 'attachment; filename="migration-mapping.csv"');
+    ctx.body = Readable.from(mappingCsv(deps.store, ctx.params.account as string, source));
+  });
+
   router.post('/migrations', ...MIGRATION_PERMISSIONS.map(requirePermission), async (ctx) => {
     const body = validateMigration(ctx.request.body ?? {});
     const checked = await checkWebhookUrl(body.from, deps.webhookAllowPrivate);
@@ -57,5 +67,10 @@ export const migrationOperations = accountResource('Migrations', [
       + 'Resumable and re-runnable: see docs/migrating.md. The task\'s `result` when FINISHED is the report (per kind: read, created, updated, unchanged, skipped by reason).',
     permissions: MIGRATION_PERMISSIONS, body: migrationSchema, status: 201,
     response: 'An `ACCOUNT_MIGRATION` task (QUEUED); its progress and `eta` at GET /tasks/{id}',
+  },
+  {
+    method: 'get', path: '/v2/{account}/migrations/mapping', id: 'downloadMigrationMapping', summary: 'The id mapping of the account\'s migrations, as CSV',
+    description: 'One row per element brought over: `source` (the source\'s API root and account, as the report\'s `mapping` link gives it), `kind`, `source_id`, `herald_id`. `?source=` keeps one source\'s.',
+    permissions: ['contacts:list'], status: 200, response: 'The CSV file', responseSchema: { type: 'string', contentMediaType: 'text/csv' },
   },
 ]);

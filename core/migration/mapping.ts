@@ -3,6 +3,7 @@
 // is created, so a run killed in between creates it under that id next time instead of a second
 // one; a re-run finds each element it wrote and updates it, or leaves it when unchanged.
 import { createHash } from 'node:crypto';
+import { stringify } from 'csv-stringify/sync';
 import type { MigrationMapDoc, Store } from '../../adapters/store/store';
 
 export class MigrationMap {
@@ -36,4 +37,18 @@ export class MigrationMap {
 /** A digest of what a migration wrote for an element: equal digests, nothing to update. */
 export function digestOf(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+}
+
+/** The account's id mapping as CSV rows, a batch at a time: `source,kind,source_id,herald_id` (optionally of one source). */
+export async function* mappingCsv(store: Store, account: string, source?: string): AsyncGenerator<string> {
+  yield stringify([['source', 'kind', 'source_id', 'herald_id']]);
+  let batch: string[][] = [];
+  for await (const doc of store.migrationMaps.find({ account, ...(source ? { source } : {}) }).sort({ _id: 1 })) {
+    batch.push([doc.source, doc.kind, doc.sourceId, String(doc.targetId)]);
+    if (batch.length === 1000) {
+      yield stringify(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield stringify(batch);
 }

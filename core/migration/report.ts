@@ -19,6 +19,8 @@ export interface MigrationReport {
   started: string;
   finished: string | null;
   kinds: Record<string, KindReport>;
+  /** Where the id mapping of this source downloads as CSV (GET, account API credentials). */
+  mapping: string;
 }
 
 export function emptyKind(): KindReport {

@@ -70,6 +70,7 @@ export async function runMigration(input: MigrationInput): Promise<MigrationRepo
 
   const report: MigrationReport = {
     source: { url: client.root, account: input.source.account }, account, started: state.started.toISOString(), finished: null, kinds: {},
+    mapping: `/v2/${account}/migrations/mapping?source=${encodeURIComponent(source)}`,
   };
   const kept = (state.reports ?? {}) as Record<string, KindReport>;
   for (const [index, step] of MIGRATION_STEPS.entries()) {

@@ -6,6 +6,7 @@
 // without a needed permission and a target holding other data are refused before anything is written.
 import { execFile } from 'node:child_process';
 import http from 'node:http';
+import { parse } from 'csv-parse/sync';
 import path from 'node:path';
 import { MigrationRefused, runMigration, type MigrationInput } from '../../core/migration/run';
 import type { NewAccount } from '../../core/accounts/accounts';
@@ -173,6 +174,17 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   const contents = await contentsOf(target);
   expect(contents).toEqual(await contentsOf(source));
   expect(contents.contacts.filter((c: Json) => c[3] !== 'ACTIVE').map((c: Json) => c[3]).sort()).toEqual([...Array(6).fill('BOUNCED'), ...Array(6).fill('COMPLAINED'), ...Array(6).fill('UNSUBSCRIBED')]);
+
+  // The id mapping, as CSV: every contact, and each list's row pairs two lists of the same name.
+  const mapping = await getText(target, report.mapping.replace(`/v2/${target.account}`, ''));
+  const rows = parse(mapping.replace(/^200: /, ''), { columns: true }) as Array<Record<string, string>>;
+  expect(rows.filter((row) => row.kind === 'contacts')).toHaveLength(CONTACTS);
+  const listRows = rows.filter((row) => row.kind === 'lists');
+  expect(listRows).toHaveLength(6);
+  for (const row of listRows) {
+    const [from, to] = await Promise.all([call(source, 'GET', `/lists/${row.source_id}`), call(target, 'GET', `/lists/${row.herald_id}`)]);
+    expect([to.body.data.name, to.body.data.description]).toEqual([from.body.data.name, from.body.data.description]);
+  }
 
   const again = await migrate(target);
   for (const kind of ['fields', 'interests', 'lists']) expect(again.kinds[kind]).toMatchObject({ created: 0, updated: 0 });
