@@ -21,7 +21,8 @@ export function createMigrationActivities({ store, webhookAllowPrivate }: { stor
     const key = (await store.migrationKeys.findOne(keyId))?.key;
     if (!key) throw ApplicationFailure.nonRetryable('The source\'s API key of this migration is gone: start it again', TASK_INPUT_ERROR);
     const progress = new TaskProgress(store, input);
-    const beats = setInterval(() => Context.current().heartbeat(), 10_000); // a slow source must not look like a dead worker
+    const context = Context.current();
+    const beats = setInterval(() => context.heartbeat(), 10_000); // a slow source must not look like a dead worker
     try {
       const report = await runMigration({
         store,

@@ -1,7 +1,7 @@
 // The documents and updates that contact writes send, built from what the API validated: a new
 // contact, a partial update of a known one, and the one upsert that creates or updates a contact
 // by email without reading it first. Pure: no store access here.
-import type { UpdateFilter } from 'mongodb';
+import type { AnyBulkWriteOperation, UpdateFilter } from 'mongodb';
 import type { ContactDoc } from '../../adapters/store/store';
 import { normaliseEmail } from '../accounts/users';
 
@@ -130,4 +130,21 @@ export function planUpsert(
   if (Object.keys(unset).length > 0) update.$unset = unset;
   if (!input.lists) update.$addToSet = { lists: listId };
   return { filter: { account, email: normaliseEmail(input.email) }, update };
+}
+
+/**
+ * The writes that give each existing contact (by email) its interests dated `now`, whether it had
+ * them or not (a renewal), keeping its others: a $pull then a $push per contact, since one update
+ * cannot do both to one array. Run them in order (`ordered: true`).
+ */
+export function interestRenewals(account: string, contacts: Array<{ email: string; interests: number[] }>, now: Date): Array<AnyBulkWriteOperation<ContactDoc>> {
+  return contacts.flatMap(({ email, interests }): Array<AnyBulkWriteOperation<ContactDoc>> => {
+    const ids = [...new Set(interests)];
+    if (ids.length === 0) return [];
+    const filter = { account, email };
+    return [
+      { updateOne: { filter, update: { $pull: { interests: { id: { $in: ids } } } } } },
+      { updateOne: { filter, update: { $push: { interests: { $each: ids.map((id) => ({ id, subscribed: now })) } } } } },
+    ];
+  });
 }

@@ -130,11 +130,6 @@ export function templateNumber(store: Store, account: string): Promise<number> {
   return nextId(store, account, 'templates');
 }
 
-/** The id a template of `number` has in `location` (`/12`, `/3/12`). */
-export function templateIdOf(location: string, number: number): string {
-  return pathOf(location, number);
-}
-
 /**
  * Creates a template or folder. Everything is checked, and MJML compiled, before the number is
  * taken, so a refused create takes none. `reservedNumber`: a number taken from the counter

@@ -11,8 +11,8 @@ import { AppError } from '../shared/errors';
 import { createCampaign, findCampaign, updateCampaign, type CampaignInput } from '../campaigns/campaigns';
 import { createContent, setHtmlBody, updateContent, type ContentInput } from '../campaigns/content-record';
 import type { StepContext } from './definitions';
-import { digestOf } from './mapping';
-import { emptyKind, skip, type KindReport } from './report';
+import { bringOver, digestOf } from './mapping';
+import { count, emptyKind, skip, type KindReport } from './report';
 
 interface Audience { lists?: number[]; interests?: number[]; campaigns?: number[] }
 interface SourceContent { id: number; subject?: string; from?: string; fromName?: string; replyTo?: string; replyToName?: string; unsubscribeText?: string }
@@ -60,31 +60,26 @@ export async function migrateCampaigns(context: StepContext): Promise<KindReport
       replyTo: content.replyTo ?? '', replyToName: content.replyToName ?? '', ...(content.unsubscribeText ? { unsubscribeText: content.unsubscribeText } : {}),
     };
     const body = content ? await bodyOf(context, sourceId, content.id) : undefined;
-    const digest = digestOf({ input, contentInput, body });
-    const before = campaigns.get(String(sourceId));
-    try {
-      const id = typeof before?.targetId === 'number' ? before.targetId : await nextId(store, account, 'campaigns');
-      if (!before) await map.put('campaigns', [{ sourceId: String(sourceId), targetId: id }]);
-      let campaign = await findCampaign(store, account, id);
-      if (campaign && before?.digest === digest) {
-        report.unchanged += 1;
-        continue;
-      }
-      if (campaign && campaign.state !== 'DRAFT') {
-        skip(report, 'launched here since it was migrated: left as it is');
-        continue;
-      }
-      if (campaign) {
-        await updateCampaign(store, campaign, input);
-        report.updated += 1;
-      } else {
-        campaign = await createCampaign(store, account, input, id);
-        report.created += 1;
-      }
+    const withContent = async (id: number) => {
       if (contentInput) await writeContent(context, (await findCampaign(store, account, id))!, contentInput, body);
-      if (dropped > 0) skip(report, 'audience references to lists, interests or campaigns not migrated (dropped)', dropped);
-      await map.put('campaigns', [{ sourceId: String(sourceId), targetId: id, digest }]);
-      campaigns.set(String(sourceId), { _id: '', account, source: map.source, kind: 'campaigns', sourceId: String(sourceId), targetId: id, digest });
+    };
+    try {
+      const outcome = await bringOver(map, campaigns, 'campaigns', String(sourceId), digestOf({ input, contentInput, body }), {
+        reserveId: () => nextId(store, account, 'campaigns'),
+        find: (id) => findCampaign(store, account, id),
+        create: async (id) => {
+          await createCampaign(store, account, input, id);
+          await withContent(id);
+        },
+        update: async (campaign, id) => {
+          if (campaign.state !== 'DRAFT') return 'launched here since it was migrated: left as it is';
+          await updateCampaign(store, campaign, input);
+          await withContent(id);
+          return undefined;
+        },
+      });
+      count(report, outcome);
+      if (dropped > 0 && (outcome === 'created' || outcome === 'updated')) skip(report, 'audience references to lists, interests or campaigns not migrated (dropped)', dropped);
     } catch (error) {
       if (error instanceof AppError) skip(report, error.message); // Herald refused it (an MJML error, an invalid sender): said why
       else throw error;

@@ -11,14 +11,14 @@ import { parse } from 'csv-parse/sync';
 import type { AnyBulkWriteOperation } from 'mongodb';
 import { reserveIds } from '../../adapters/store/counters';
 import type { ContactDoc, ContactState } from '../../adapters/store/store';
-import { newContact } from '../contacts/changes';
+import { interestRenewals, newContact } from '../contacts/changes';
+import { isEmailAddress } from '../shared/email-address';
 import type { StepContext } from './definitions';
 import { digestOf } from './mapping';
 import { emptyKind, skip, type KindReport } from './report';
 
 const BATCH = 1000;
 const EXPORT_POLL_MS = 500;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const STATES: ReadonlySet<string> = new Set<ContactState>(['ACTIVE', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
 const GENDERS = new Set(['', 'M', 'F']);
 const LANGUAGES = new Set(['', 'de', 'en', 'es', 'fr', 'it', 'pt']);
@@ -47,7 +47,7 @@ export async function migrateContacts(context: StepContext): Promise<KindReport>
   for (const row of rows) {
     report.read += 1;
     const email = String(row.email ?? '').trim().toLowerCase();
-    if (!EMAIL.test(email)) {
+    if (!isEmailAddress(email)) {
       skip(report, 'invalid email');
       continue;
     }
@@ -211,16 +211,9 @@ async function writeContacts(context: StepContext, batch: Incoming[], mapped: Ma
   });
   if (updates.length > 0) {
     await store.contacts.bulkWrite(updates, { ordered: false });
-    // Interests the contact does not have yet, each with today's date.
-    const interestAdds = changed.filter((c) => existing.has(c.email) && c.interests.length > 0).map((c): AnyBulkWriteOperation<ContactDoc> => ({
-      updateMany: { filter: { account, email: c.email }, update: { $push: { interests: { $each: c.interests.map((id) => ({ id, subscribed: now })) } } } },
-    }));
-    if (interestAdds.length > 0) {
-      await store.contacts.bulkWrite(changed.filter((c) => existing.has(c.email) && c.interests.length > 0).map((c) => ({
-        updateOne: { filter: { account, email: c.email }, update: { $pull: { interests: { id: { $in: c.interests } } } } },
-      })), { ordered: true });
-      await store.contacts.bulkWrite(interestAdds, { ordered: true });
-    }
+    // The source's interests, dated today; the contact's others stay (as an import renews them).
+    const renewals = interestRenewals(account, changed.filter((c) => existing.has(c.email)), now);
+    if (renewals.length > 0) await store.contacts.bulkWrite(renewals, { ordered: true });
     report.updated += updates.length;
   }
   await context.map.put('contacts', changed.map((c) => ({ sourceId: c.sourceId, targetId: targetIds.get(c.email)!, digest: digestOf(c) })));

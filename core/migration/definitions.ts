@@ -4,14 +4,14 @@
 // is created, under that very id, so a run killed midway never creates one twice; a re-run updates
 // what changed at the source and leaves the rest.
 import type { AccountApiClient } from '../../adapters/http/account-api-client';
-import type { FieldFormat, Store } from '../../adapters/store/store';
+import type { FieldDoc, FieldFormat, InterestDoc, ListDoc, Store } from '../../adapters/store/store';
 import { nextId } from '../../adapters/store/counters';
 import { AppError } from '../shared/errors';
 import { BUILT_IN_FIELDS, createField, findCustomField, nextFieldId, updateField, type FieldInput } from '../contacts/fields';
 import { createInterest, findInterest, updateInterest, type InterestInput } from '../contacts/interests';
 import { createList, findList, updateList, type ListInput } from '../contacts/lists';
-import { digestOf, type MigrationMap } from './mapping';
-import { emptyKind, skip, type KindReport } from './report';
+import { bringOver, digestOf, type MigrationMap } from './mapping';
+import { count, emptyKind, skip, type KindReport } from './report';
 
 export interface StepContext {
   store: Store;
@@ -23,20 +23,20 @@ export interface StepContext {
 }
 
 /** How one kind of definition is read and written. */
-interface DefinitionKind<S extends { id: number }, I> {
+interface DefinitionKind<S extends { id: number }, I, T> {
   kind: string;
   namespace: string;
   /** What Herald writes for the source's element, or why it is left out. */
   inputOf(element: S): { input: I } | { skip: string } | { builtIn: number };
   reserveId(): Promise<number>;
-  exists(id: number): Promise<boolean>;
+  find(id: number): Promise<T | null>;
   create(input: I, id: number): Promise<void>;
-  update(id: number, input: I): Promise<void>;
+  update(existing: T, input: I): Promise<void>;
 }
 
 const FORMATS: ReadonlySet<string> = new Set<FieldFormat>(['TEXT', 'INT', 'DATE']);
 
-function fieldsKind(store: Store, account: string): DefinitionKind<{ id: number; name: string; tag?: string; format?: string; custom?: boolean }, FieldInput> {
+function fieldsKind(store: Store, account: string): DefinitionKind<{ id: number; name: string; tag?: string; format?: string; custom?: boolean }, FieldInput, FieldDoc> {
   return {
     kind: 'fields',
     namespace: 'fields',
@@ -50,16 +50,13 @@ function fieldsKind(store: Store, account: string): DefinitionKind<{ id: number;
       return { input: { name: field.name, ...(field.tag ? { tag: field.tag } : {}), format: format as FieldFormat } };
     },
     reserveId: () => nextFieldId(store, account),
-    exists: async (id) => (await findCustomField(store, account, id)) !== null,
+    find: (id) => findCustomField(store, account, id),
     create: async (input, id) => { await createField(store, account, input, id); },
-    update: async (id, input) => {
-      const field = await findCustomField(store, account, id);
-      if (field) await updateField(store, field, { name: input.name, ...(input.tag ? { tag: input.tag } : {}) });
-    },
+    update: async (field, input) => { await updateField(store, field, { name: input.name, ...(input.tag ? { tag: input.tag } : {}) }); },
   };
 }
 
-function interestsKind(store: Store, account: string): DefinitionKind<{ id: number; name: string; description?: string; expirationDays?: number | string }, InterestInput> {
+function interestsKind(store: Store, account: string): DefinitionKind<{ id: number; name: string; description?: string; expirationDays?: number | string }, InterestInput, InterestDoc> {
   return {
     kind: 'interests',
     namespace: 'interests',
@@ -67,32 +64,26 @@ function interestsKind(store: Store, account: string): DefinitionKind<{ id: numb
       input: { name: interest.name, description: interest.description ?? '', expirationDays: Number(interest.expirationDays ?? 0) || 0 },
     }),
     reserveId: () => nextId(store, account, 'interests'),
-    exists: async (id) => (await findInterest(store, account, id)) !== null,
+    find: (id) => findInterest(store, account, id),
     create: async (input, id) => { await createInterest(store, account, input, id); },
-    update: async (id, input) => {
-      const interest = await findInterest(store, account, id);
-      if (interest) await updateInterest(store, interest, input);
-    },
+    update: async (interest, input) => { await updateInterest(store, interest, input); },
   };
 }
 
-function listsKind(store: Store, account: string): DefinitionKind<{ id: number; name: string; description?: string; tags?: string[] }, ListInput> {
+function listsKind(store: Store, account: string): DefinitionKind<{ id: number; name: string; description?: string; tags?: string[] }, ListInput, ListDoc> {
   return {
     kind: 'lists',
     namespace: 'lists',
     inputOf: (list) => ({ input: { name: list.name, description: list.description ?? '', tags: Array.isArray(list.tags) ? list.tags.map(String) : [] } }),
     reserveId: () => nextId(store, account, 'lists'),
-    exists: async (id) => (await findList(store, account, id)) !== null,
+    find: (id) => findList(store, account, id),
     create: async (input, id) => { await createList(store, account, input, id); },
-    update: async (id, input) => {
-      const list = await findList(store, account, id);
-      if (list) await updateList(store, list, input);
-    },
+    update: async (list, input) => { await updateList(store, list, input); },
   };
 }
 
 /** Brings one kind over; returns what it did. */
-async function migrateKind<S extends { id: number }, I>(context: StepContext, definition: DefinitionKind<S, I>): Promise<KindReport> {
+async function migrateKind<S extends { id: number }, I, T>(context: StepContext, definition: DefinitionKind<S, I, T>): Promise<KindReport> {
   const report = emptyKind();
   const mapped = await context.map.load(definition.kind);
   for await (const page of context.client.pages<S>(definition.namespace, { pageSize: 1000, sortby: definition.kind === 'fields' ? 'id' : 'created' })) {
@@ -109,25 +100,14 @@ async function migrateKind<S extends { id: number }, I>(context: StepContext, de
         report.unchanged += 1;
         continue;
       }
-      const digest = digestOf(wanted.input);
-      const before = mapped.get(sourceId);
+      const { input } = wanted;
       try {
-        if (before && typeof before.targetId === 'number' && await definition.exists(before.targetId)) {
-          if (before.digest === digest) {
-            report.unchanged += 1;
-            continue;
-          }
-          await definition.update(before.targetId, wanted.input);
-          await context.map.put(definition.kind, [{ sourceId, targetId: before.targetId, digest }]);
-          report.updated += 1;
-          continue;
-        }
-        // Recorded before it exists: a run killed right after creates it under this id, not another.
-        const id = typeof before?.targetId === 'number' ? before.targetId : await definition.reserveId();
-        if (!before) await context.map.put(definition.kind, [{ sourceId, targetId: id }]);
-        await definition.create(wanted.input, id);
-        await context.map.put(definition.kind, [{ sourceId, targetId: id, digest }]);
-        report.created += 1;
+        count(report, await bringOver(context.map, mapped, definition.kind, sourceId, digestOf(input), {
+          reserveId: () => definition.reserveId(),
+          find: (id) => definition.find(id),
+          create: (id) => definition.create(input, id),
+          update: (existing) => definition.update(existing, input),
+        }));
       } catch (error) {
         // Herald refused the element (a tag taken by a field of the account, the 200-field limit): left out, said why.
         if (error instanceof AppError) skip(report, error.message);

@@ -52,3 +52,42 @@ export async function* mappingCsv(store: Store, account: string, source?: string
   }
   if (batch.length > 0) yield stringify(batch);
 }
+
+/** How one element of a kind is written here: its id taken beforehand, looked up, created under it, brought up to date. */
+export interface TargetOf<T> {
+  reserveId(): Promise<number>;
+  find(id: number): Promise<T | null>;
+  create(id: number): Promise<unknown>;
+  /** Brings the existing element up to date; a string: why it is left as it is. */
+  update(existing: T, id: number): Promise<void | string>;
+}
+
+/**
+ * Brings one source element over: when the mapping has it and it is here, updated (or left alone
+ * when its digest did not change); else created, under an id recorded before the create, so a run
+ * killed in between creates it under that id next time instead of a second one. Herald refusing it
+ * (a tag taken, an MJML error: an AppError) is the caller's to count. `mapped` is kept current.
+ */
+export async function bringOver<T>(
+  map: MigrationMap, mapped: Map<string, MigrationMapDoc>, kind: string, sourceId: string, digest: string, target: TargetOf<T>,
+): Promise<'created' | 'updated' | 'unchanged' | { left: string }> {
+  const before = mapped.get(sourceId);
+  const known = typeof before?.targetId === 'number' ? before.targetId : undefined;
+  const existing = known === undefined ? null : await target.find(known);
+  const record = async (id: number, withDigest?: string) => {
+    await map.put(kind, [{ sourceId, targetId: id, ...(withDigest ? { digest: withDigest } : {}) }]);
+    mapped.set(sourceId, { _id: '', account: '', source: map.source, kind, sourceId, targetId: id, ...(withDigest ? { digest: withDigest } : {}) });
+  };
+  if (existing !== null && known !== undefined) {
+    if (before?.digest === digest) return 'unchanged';
+    const left = await target.update(existing, known);
+    if (typeof left === 'string') return { left };
+    await record(known, digest);
+    return 'updated';
+  }
+  const id = known ?? await target.reserveId();
+  if (known === undefined) await record(id);
+  await target.create(id);
+  await record(id, digest);
+  return 'created';
+}

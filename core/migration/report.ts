@@ -30,3 +30,9 @@ export function emptyKind(): KindReport {
 export function skip(kind: KindReport, reason: string, count = 1): void {
   kind.skipped[reason] = (kind.skipped[reason] ?? 0) + count;
 }
+
+/** Counts what bringOver (./mapping.ts) did. */
+export function count(kind: KindReport, outcome: 'created' | 'updated' | 'unchanged' | { left: string }): void {
+  if (typeof outcome === 'string') kind[outcome] += 1;
+  else skip(kind, outcome.left);
+}

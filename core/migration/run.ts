@@ -55,7 +55,7 @@ export interface MigrationInput {
 
 export async function runMigration(input: MigrationInput): Promise<MigrationReport> {
   const { store, account } = input;
-  const client = new AccountApiClient({ ...input.source, onRetry: input.onRetry });
+  const client = refusedOnSourceError(() => new AccountApiClient({ ...input.source, onRetry: input.onRetry }));
   const source = `${client.root}|${input.source.account}`;
   const map = new MigrationMap(store, account, source);
   await checkBeforeWriting(store, client, input, map);
@@ -99,6 +99,16 @@ export async function runMigration(input: MigrationInput): Promise<MigrationRepo
   await store.migrations.updateOne(key, { $set: { finished } });
   report.finished = finished.toISOString();
   return report;
+}
+
+/** A source error (a base URL that is not one, say) as the migration's refusal: told, not thrown as a fault. */
+function refusedOnSourceError<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof SourceApiError) throw new MigrationRefused(error.message);
+    throw error;
+  }
 }
 
 /**

@@ -5,11 +5,11 @@
 import { SourceApiError } from '../../adapters/http/account-api-client';
 import type { SuppressionDoc } from '../../adapters/store/store';
 import { suppressMany } from '../sending/suppressions';
+import { isEmailAddress } from '../shared/email-address';
 import type { StepContext } from './definitions';
 import { emptyKind, skip, type KindReport } from './report';
 
 const REASONS: ReadonlySet<string> = new Set<SuppressionDoc['reason']>(['unsubscribed', 'bounced', 'complained', 'manual']);
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function migrateSuppressions(context: StepContext): Promise<KindReport> {
   const report = emptyKind();
@@ -19,7 +19,7 @@ export async function migrateSuppressions(context: StepContext): Promise<KindRep
       for (const item of page.items) {
         report.read += 1;
         const email = String(item.email ?? '').trim();
-        if (!EMAIL.test(email)) {
+        if (!isEmailAddress(email)) {
           skip(report, 'invalid email');
           continue;
         }

@@ -8,8 +8,8 @@ import type { TemplateAddress, TemplateDoc } from '../../adapters/store/store';
 import { AppError } from '../shared/errors';
 import { createTemplate, templateNumber, updateTemplate, type TemplateInput } from '../content/templates';
 import type { StepContext } from './definitions';
-import { digestOf } from './mapping';
-import { emptyKind, skip, type KindReport } from './report';
+import { bringOver, digestOf } from './mapping';
+import { count, emptyKind, skip, type KindReport } from './report';
 
 interface SourceTemplate { id: string; type: string; name: string; location?: string }
 interface SourceBody { html?: string; mjml?: string; subject?: string | null; from?: TemplateAddress | null; reply_to?: TemplateAddress | null }
@@ -45,26 +45,21 @@ export async function migrateTemplates(context: StepContext): Promise<KindReport
       if (body.from) input.from = body.from;
       if (body.reply_to) input.reply_to = body.reply_to;
     }
-    const digest = digestOf(input);
-    const before = mapped.get(template.id);
     try {
-      const number = typeof before?.targetId === 'number' ? before.targetId : await templateNumber(store, account);
-      if (!before) await map.put('templates', [{ sourceId: template.id, targetId: number }]);
-      const existing = await store.templates.findOne({ _id: `${account}:${number}`, account });
-      if (existing) {
-        if (existing.type === 'FOLDER') folderIds.set(template.id, existing.id);
-        if (before?.digest === digest) {
-          report.unchanged += 1;
-          continue;
-        }
-        await updateTemplate(store, existing, updateOf(input, existing));
-        report.updated += 1;
-      } else {
-        const created = await createTemplate(store, account, input, number);
-        if (created.type === 'FOLDER') folderIds.set(template.id, created.id);
-        report.created += 1;
-      }
-      await map.put('templates', [{ sourceId: template.id, targetId: number, digest }]);
+      // A template's number is what stays (its id is its folder's path and that number).
+      count(report, await bringOver<TemplateDoc>(map, mapped, 'templates', template.id, digestOf(input), {
+        reserveId: () => templateNumber(store, account),
+        find: async (number) => {
+          const existing = await store.templates.findOne({ _id: `${account}:${number}`, account });
+          if (existing?.type === 'FOLDER') folderIds.set(template.id, existing.id);
+          return existing;
+        },
+        create: async (number) => {
+          const created = await createTemplate(store, account, input, number);
+          if (created.type === 'FOLDER') folderIds.set(template.id, created.id);
+        },
+        update: async (existing) => { await updateTemplate(store, existing, updateOf(input, existing)); },
+      }));
     } catch (error) {
       if (error instanceof AppError) skip(report, error.message); // Herald refused it (an MJML error, a body over 300 KB): said why
       else throw error;

@@ -8,8 +8,8 @@ import { SourceApiError } from '../../adapters/http/account-api-client';
 import { AppError } from '../shared/errors';
 import { createEndpoint, findEndpoint, updateEndpoint } from '../webhooks/endpoints';
 import type { StepContext } from './definitions';
-import { digestOf } from './mapping';
-import { emptyKind, skip, type KindReport } from './report';
+import { bringOver, digestOf } from './mapping';
+import { count, emptyKind, skip, type KindReport } from './report';
 
 export async function migrateWebhooks(context: StepContext, allowPrivate: boolean): Promise<KindReport> {
   const { store, account, client, map } = context;
@@ -20,24 +20,13 @@ export async function migrateWebhooks(context: StepContext, allowPrivate: boolea
       for (const endpoint of page.items) {
         report.read += 1;
         const input = { url: String(endpoint.url), ...(Array.isArray(endpoint.events) ? { events: endpoint.events.map(String) } : {}) };
-        const digest = digestOf(input);
-        const before = mapped.get(String(endpoint.id));
         try {
-          const id = typeof before?.targetId === 'number' ? before.targetId : await nextId(store, account, 'webhooks');
-          if (!before) await map.put('webhooks', [{ sourceId: String(endpoint.id), targetId: id }]);
-          const existing = await findEndpoint(store, account, id);
-          if (existing && before?.digest === digest) {
-            report.unchanged += 1;
-            continue;
-          }
-          if (existing) {
-            await updateEndpoint(store, existing, input, allowPrivate); // its enabled state is the operator's
-            report.updated += 1;
-          } else {
-            await createEndpoint(store, account, { ...input, enabled: false }, allowPrivate, id);
-            report.created += 1;
-          }
-          await map.put('webhooks', [{ sourceId: String(endpoint.id), targetId: id, digest }]);
+          count(report, await bringOver(map, mapped, 'webhooks', String(endpoint.id), digestOf(input), {
+            reserveId: () => nextId(store, account, 'webhooks'),
+            find: (id) => findEndpoint(store, account, id),
+            create: (id) => createEndpoint(store, account, { ...input, enabled: false }, allowPrivate, id),
+            update: async (existing) => { await updateEndpoint(store, existing, input, allowPrivate); }, // its enabled state is the operator's
+          }));
         } catch (error) {
           if (error instanceof AppError) skip(report, error.message);
           else throw error;

@@ -12,10 +12,12 @@ import { metrics } from '../../adapters/metrics/registry';
 import type { EventDoc, LedgerFields, LedgerRowDoc, Store } from '../../adapters/store/store';
 import type { PlannedMessage } from './plan';
 
-/** A ledger row: the message's outcome event with the ledger's fields (its status, the relay's answer, its Message-ID). */
+/**
+ * A ledger row: the message's outcome event with the ledger's fields (its status, the relay's
+ * answer, its Message-ID), added to the event itself (built for this row alone: no copy per message).
+ */
 export function ledgerRow(message: PlannedMessage, status: LedgerFields['status'], relayResponse: string, event: EventDoc): LedgerRowDoc {
-  return {
-    ...event,
+  return Object.assign(event, {
     _outcome_of: message.mailId,
     _ledger: {
       requestId: message.requestId,
@@ -24,7 +26,7 @@ export function ledgerRow(message: PlannedMessage, status: LedgerFields['status'
       relayResponse,
       sentAt: new Date(event.timestamp),
     },
-  };
+  });
 }
 
 /** The Temporal run that sends (transactional requests): stamped on the rows it records. */

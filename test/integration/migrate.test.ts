@@ -305,6 +305,9 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const usage = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account]);
   expect(usage.code).toBe(2);
   expect(usage.stderr).toContain('migrate needs --key');
+  const notUrl = await heraldCommand(['migrate', '--from', 'not a url', '--account', source.account, '--key', source.apiKey, '--to-account', target.account]);
+  expect(notUrl.code).toBe(1);
+  expect(notUrl.stderr.trim()).toBe('herald: Not a URL: not a url');
 });
 
 it('POST /migrations: a task with progress whose result is the report; the source key is in neither the task nor Temporal, and is deleted at the end', async () => {

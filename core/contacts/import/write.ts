@@ -5,7 +5,7 @@
 // (OVERWRITE). Nothing is read before writing: on the embedded store a query on a batch of
 // emails would scan every contact, while an insert and an update by {account, email} use the index.
 import { MongoBulkWriteError, type AnyBulkWriteOperation } from 'mongodb';
-import { newContact } from '../changes';
+import { interestRenewals, newContact } from '../changes';
 import type { ImportMode } from './options';
 import type { ImportValues } from './rows';
 import { reserveIds } from '../../../adapters/store/counters';
@@ -97,16 +97,7 @@ async function overwrite(store: Store, target: BatchTarget, rows: ImportRow[], n
     return { updateOne: { filter: { account, email: row.email }, update: { $set, ...(target.list !== null ? { $addToSet: { lists: target.list } } : {}) } } };
   });
   const { matchedCount } = await store.contacts.bulkWrite(updates, { ordered: false });
-  // $pull and $push of one array cannot share an update: two, in order, per contact.
-  const renewals = rows.flatMap((row): Array<AnyBulkWriteOperation<ContactDoc>> => {
-    const ids = [...new Set([...target.interests, ...row.interests])];
-    if (ids.length === 0) return [];
-    const filter = { account, email: row.email };
-    return [
-      { updateOne: { filter, update: { $pull: { interests: { id: { $in: ids } } } } } },
-      { updateOne: { filter, update: { $push: { interests: { $each: ids.map((id) => ({ id, subscribed: now })) } } } } },
-    ];
-  });
+  const renewals = interestRenewals(account, rows.map((row) => ({ email: row.email, interests: [...target.interests, ...row.interests] })), now);
   if (renewals.length > 0) await store.contacts.bulkWrite(renewals, { ordered: true });
   return matchedCount;
 }
