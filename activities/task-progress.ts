@@ -22,9 +22,10 @@ export class TaskProgress {
 
   /**
    * `done` of `total` units (total undefined while unknown); `checkpoint` goes into the
-   * heartbeat. Call after each batch.
+   * heartbeat; `eta` (seconds) when the caller knows better than the overall rate (a task of
+   * unequal steps). Call after each batch.
    */
-  async report(done: number, total: number | undefined, checkpoint: unknown, message: string): Promise<void> {
+  async report(done: number, total: number | undefined, checkpoint: unknown, message: string, eta?: number): Promise<void> {
     const context = Context.current();
     context.heartbeat(checkpoint);
     if (context.cancellationSignal.aborted) throw new CancelledFailure('task cancelled');
@@ -34,8 +35,8 @@ export class TaskProgress {
     this.baseline ??= done;
     const completed = total ? Math.min(1, done / total) : 0;
     const rate = (done - this.baseline) / Math.max(1, (now - this.started) / 1000);
-    const eta = total && rate > 0 ? Math.ceil((total - done) / rate) : -1;
-    const active = await updateActiveTask(this.store, this.input.account, this.input.taskId, { state: 'PROCESSING', completed, eta, message });
+    const left = eta ?? (total && rate > 0 ? Math.ceil((total - done) / rate) : -1);
+    const active = await updateActiveTask(this.store, this.input.account, this.input.taskId, { state: 'PROCESSING', completed, eta: left, message });
     if (!active) throw ApplicationFailure.nonRetryable(`task ${this.input.taskId} is no longer active`, TASK_NOT_ACTIVE);
   }
 }

@@ -18,6 +18,8 @@ export interface Envelope<T = unknown> {
   success?: boolean;
   data?: T;
   paging?: { offset?: number; limit?: number; results?: number; total?: number };
+  /** The order a listing used, as the source echoes it (either spelling: the original's samples show both). */
+  sort?: { sortby?: string; sortdir?: string; sortBy?: string; sortDir?: string };
   task?: { id: number; state?: string; result?: unknown; message?: string };
   error?: { status?: number; type?: string; userMessage?: string };
 }

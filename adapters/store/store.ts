@@ -445,7 +445,12 @@ export interface MigrationDoc {
   /** The steps done, in order, and each one's report (core/migration/report.ts). */
   done: string[];
   reports?: Record<string, unknown>;
+  /** Per kind, what the source looked like at its last full read (core/migration/mapping.ts SourceMark); kept across runs. */
+  marks?: Record<string, SourceMark>;
 }
+
+/** When a full read of a kind began, by the source's own clock, and how many elements it found. */
+export interface SourceMark { readStarted: string; total: number }
 
 /** A claimed `Idempotency-Key` of a send and, once accepted, its answer (core/transactional/idempotency.ts). */
 export interface IdempotencyDoc {

@@ -135,7 +135,8 @@ const positiveId = (value: string) => {
   return Number(value);
 };
 const LIST: ListSpec = {
-  sortFields: ['email', 'quality'],
+  // lastModified is Herald's addition (the original sorts by email and quality): the recently changed first, as a migration's re-run asks.
+  sortFields: ['email', 'quality', 'lastModified'],
   defaultDir: 'asc',
   defaultLimit: 20,
   filters: {

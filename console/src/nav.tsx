@@ -7,7 +7,7 @@ const SECTIONS: Array<{ title: string; links: Array<[string, string]> }> = [
   { title: 'Transactional', links: [['/activity', 'Activity'], ['/batches', 'Batches'], ['/suppressions', 'Suppressions'], ['/sending', 'Keys and DKIM']] },
   { title: 'Audience', links: [['/contacts', 'Contacts'], ['/lists', 'Lists'], ['/interests', 'Interests'], ['/fields', 'Custom fields']] },
   { title: 'Marketing', links: [['/campaigns', 'Campaigns'], ['/automations', 'Automations']] },
-  { title: 'Settings', links: [['/webhooks', 'Webhooks'], ['/users', 'Users and API keys'], ['/relays', 'Relays and feedback']] },
+  { title: 'Settings', links: [['/webhooks', 'Webhooks'], ['/users', 'Users and API keys'], ['/relays', 'Relays and feedback'], ['/migrations', 'Migrations']] },
 ];
 
 export function Nav() {

@@ -6,11 +6,13 @@
 // matched by email: a new one is created with the source's state; an existing one gets the values,
 // the lists and interests added, and the source's state only when it stops mail (nobody who left
 // is mailed again, and no one here who left is made ACTIVE). Written 1,000 at a time; a contact
-// whose digest did not change since the last run is left alone.
+// whose digest did not change since the last run is left alone. A re-run first asks whether
+// anything changed at all (unchangedSinceLastRead): when not, it reads no contact.
 import { parse } from 'csv-parse/sync';
 import type { AnyBulkWriteOperation } from 'mongodb';
+import { SourceApiError } from '../../adapters/http/account-api-client';
 import { reserveIds } from '../../adapters/store/counters';
-import type { ContactDoc, ContactState } from '../../adapters/store/store';
+import type { ContactDoc, ContactState, SourceMark } from '../../adapters/store/store';
 import { interestRenewals, newContact } from '../contacts/changes';
 import { isEmailAddress } from '../shared/email-address';
 import type { StepContext } from './definitions';
@@ -19,6 +21,11 @@ import { emptyKind, skip, type KindReport } from './report';
 
 const BATCH = 1000;
 const EXPORT_POLL_MS = 500;
+/**
+ * A write stamps lastModified before it lands: one stamped shortly before the last full read began
+ * may have landed after the read passed its contact. Changes this close to that read make a re-run read in full.
+ */
+const WRITES_LANDING_MS = 10_000;
 const STATES: ReadonlySet<string> = new Set<ContactState>(['ACTIVE', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
 const GENDERS = new Set(['', 'M', 'F']);
 const LANGUAGES = new Set(['', 'de', 'en', 'es', 'fr', 'it', 'pt']);
@@ -39,8 +46,10 @@ interface Incoming {
 
 export async function migrateContacts(context: StepContext): Promise<KindReport> {
   const report = emptyKind();
+  const mark = await context.map.mark('contacts');
+  if (mark && await unchangedSinceLastRead(context, mark)) return { ...report, unchanged: mark.total };
   const [fieldIds, lists, interests] = await Promise.all([customFieldTargets(context), membershipOf(context, 'lists', 'list'), membershipOf(context, 'interests', 'interest')]);
-  const rows = await exportedRows(context);
+  const { rows, readStarted } = await exportedRows(context);
   const mapped = await context.map.load('contacts');
   const seen = new Set<string>();
   let batch: Incoming[] = [];
@@ -93,7 +102,32 @@ export async function migrateContacts(context: StepContext): Promise<KindReport>
   }
   await writeContacts(context, batch, mapped, report);
   await context.progress(report.read, rows.length);
+  if (readStarted) await context.map.setMark('contacts', { readStarted, total: rows.length });
   return report;
+}
+
+/**
+ * Whether the source shows no contact modified since the last full read began (by its own clock,
+ * so no clock skew counts) and as many contacts: its listing's most recently modified contact
+ * (`sortby=lastModified`, which Herald serves) is older than that read. A source that cannot sort
+ * so (the original documents email and quality only), or does not say it did, is read in full.
+ */
+async function unchangedSinceLastRead(context: StepContext, mark: SourceMark): Promise<boolean> {
+  let newest;
+  try {
+    newest = await context.client.get<Array<{ id: number }>>('contacts', { sortby: 'lastModified', sortdir: 'desc', limit: 1 });
+  } catch (error) {
+    if (error instanceof SourceApiError && error.failure === 'refused') return false;
+    throw error;
+  }
+  const by = newest.sort?.sortby ?? newest.sort?.sortBy;
+  const dir = newest.sort?.sortdir ?? newest.sort?.sortDir;
+  if (String(by).toLowerCase() !== 'lastmodified' || String(dir).toLowerCase() !== 'desc') return false;
+  if (newest.paging?.total !== mark.total) return false;
+  const contact = newest.data?.[0];
+  if (!contact) return mark.total === 0;
+  const modified = Date.parse(String((await context.client.get<{ lastModified?: string }>(`contacts/${contact.id}`)).data?.lastModified));
+  return modified < Date.parse(mark.readStarted) - WRITES_LANDING_MS;
 }
 
 /** The source's custom field names → Herald's field ids (null: a name two source fields share). */
@@ -157,18 +191,19 @@ async function membershipOf(context: StepContext, kind: 'lists' | 'interests', f
   };
 }
 
-/** The source's export of every contact, as rows by column name. */
-async function exportedRows(context: StepContext): Promise<Array<Record<string, string>>> {
+/** The source's export of every contact, as rows by column name, and when the export began by the source's clock (its task's `created`, if given). */
+async function exportedRows(context: StepContext): Promise<{ rows: Array<Record<string, string>>; readStarted?: string }> {
   const started = await context.client.post<unknown>('contacts/export', {});
   const taskId = started.task?.id;
   if (typeof taskId !== 'number') throw new Error('The source started no export task for contacts/export');
   for (;;) {
-    const task = (await context.client.get<{ state?: string; result?: { fileName?: string }; message?: string }>(`tasks/${taskId}`)).data;
+    const task = (await context.client.get<{ state?: string; created?: string; result?: { fileName?: string }; message?: string }>(`tasks/${taskId}`)).data;
     if (task?.state === 'FINISHED') {
       const fileName = task.result?.fileName;
       if (!fileName) throw new Error(`The source's export task ${taskId} finished without a file`);
       const csv = await context.client.download(`exports/${encodeURIComponent(fileName)}`);
-      return parse(csv, { columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }) as Array<Record<string, string>>;
+      const rows = parse(csv, { columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }) as Array<Record<string, string>>;
+      return { rows, readStarted: Number.isFinite(Date.parse(String(task.created))) ? String(task.created) : undefined };
     }
     if (task?.state === 'FAILED' || task?.state === 'CANCELLED') throw new Error(`The source's contact export ended ${task.state}: ${task.message ?? ''}`);
     await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));

@@ -4,10 +4,15 @@
 // one; a re-run finds each element it wrote and updates it, or leaves it when unchanged.
 import { createHash } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
-import type { MigrationMapDoc, Store } from '../../adapters/store/store';
+import type { MigrationMapDoc, SourceMark, Store } from '../../adapters/store/store';
 
 export class MigrationMap {
   constructor(private readonly store: Store, private readonly account: string, readonly source: string) {}
+
+  /** The migration's own record (`migrations`): its steps done, reports and marks. */
+  get recordId(): string {
+    return `${this.account}|${this.source}`;
+  }
 
   private idOf(kind: string, sourceId: string): string {
     return `${this.account}|${this.source}|${kind}|${sourceId}`;
@@ -28,9 +33,27 @@ export class MigrationMap {
     }), { ordered: false });
   }
 
-  /** How many elements of the account came from elsewhere than this source (the target check). */
-  async countOfOtherSources(): Promise<number> {
-    return this.store.migrationMaps.countDocuments({ account: this.account, source: { $ne: this.source } });
+  /** What the source looked like at the last full read of a kind, if one finished. */
+  async mark(kind: string): Promise<SourceMark | undefined> {
+    return (await this.store.migrations.findOne({ _id: this.recordId, account: this.account }, { projection: { marks: 1 } }))?.marks?.[kind];
+  }
+
+  /** Records a finished full read of a kind (the migration's record exists: run.ts writes it first). */
+  async setMark(kind: string, mark: SourceMark): Promise<void> {
+    await this.store.migrations.updateOne({ _id: this.recordId, account: this.account }, { $set: { [`marks.${kind}`]: mark } });
+  }
+
+  /**
+   * Whether a migration from another source has written into the account, and whether one from
+   * this source has (the target check): read from the migrations' own records, one per source,
+   * written before their first element, so the check never walks the mapping.
+   */
+  async startedFrom(): Promise<{ thisSource: boolean; otherSources: boolean }> {
+    const [own, other] = await Promise.all([
+      this.store.migrations.findOne({ _id: this.recordId, account: this.account }, { projection: { _id: 1 } }),
+      this.store.migrations.findOne({ account: this.account, source: { $ne: this.source } }, { projection: { _id: 1 } }),
+    ]);
+    return { thisSource: own !== null, otherSources: other !== null };
   }
 }
 

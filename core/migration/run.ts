@@ -60,12 +60,13 @@ export async function runMigration(input: MigrationInput): Promise<MigrationRepo
   const map = new MigrationMap(store, account, source);
   await checkBeforeWriting(store, client, input, map);
 
-  const key = { _id: `${account}|${source}`, account };
+  const key = { _id: map.recordId, account };
   const previous = await store.migrations.findOne(key);
   // A finished migration run again starts over (bringing over what changed); an unfinished one goes on.
+  // The marks of earlier full reads stay: they tell a re-run what it need not read again.
   const state: MigrationDoc = previous && previous.finished === null
     ? previous
-    : { ...key, source, started: new Date(), finished: null, done: [], reports: {} };
+    : { ...key, source, started: new Date(), finished: null, done: [], reports: {}, ...(previous?.marks ? { marks: previous.marks } : {}) };
   await store.migrations.replaceOne(key, state, { upsert: true });
 
   const report: MigrationReport = {
@@ -132,9 +133,9 @@ async function checkBeforeWriting(store: Store, client: AccountApiClient, input:
     if (missing.length > 0) throw new MigrationRefused(`The key lacks the permission${missing.length > 1 ? 's' : ''} ${missing.join(', ')} at the source`);
   }
   if (input.merge) return;
-  if (await map.countOfOtherSources() > 0) throw new MigrationRefused(`Account "${input.account}" holds data migrated from another source: give --merge to write into it anyway`);
-  const ownRecords = await store.migrationMaps.countDocuments({ account: input.account, source: map.source });
-  if (ownRecords > 0) return; // an earlier run from this source: the normal re-run
+  const started = await map.startedFrom();
+  if (started.otherSources) throw new MigrationRefused(`Account "${input.account}" holds data migrated from another source: give --merge to write into it anyway`);
+  if (started.thisSource) return; // an earlier run from this source: the normal re-run
   const holds = await Promise.all([store.fields, store.interests, store.lists, store.contacts, store.suppressions, store.templates, store.campaigns]
     .map((collection) => (collection as typeof store.lists).countDocuments({ account: input.account }, { limit: 1 })));
   if (holds.some((count) => count > 0)) {

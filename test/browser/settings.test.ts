@@ -2,7 +2,8 @@
 // stack: a user lacking permissions sees the data with its controls disabled and is refused by the
 // API itself; a user created with a permission checklist, changed, given an API key shown once and
 // working, the key revoked and refused, the user deleted; automations listed with their counts,
-// an automation's steps and its run, deactivated and activated again.
+// an automation's steps and its run, deactivated and activated again; an account moved in from
+// another (a migration started, watched to its report, its id mapping downloaded; a refused key).
 import { expect } from '@playwright/test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestHerald, type TestHerald } from '../support/herald';
@@ -161,3 +162,52 @@ test('automations: the list with their runs, an automation\'s steps and runs, de
   expect(problems).toEqual([]);
   await close();
 }, 45_000);
+
+test('migrations: one started from the form and watched to its report, its id mapping downloaded; a key the source refuses, told', async () => {
+  // The source: another account of this Herald, which speaks the original's API.
+  const source = await herald.newAccount();
+  const sourceCall = (method: string, path: string, json?: unknown) =>
+    callHerald(herald.baseUrl, method, `/v2/${source.account}${path}`, { json, headers: { authorization: `Bearer ${source.apiKey}` } });
+  const list = await sourceCall('POST', '/lists', { name: 'Readers' });
+  for (let i = 0; i < 40; i += 1) expect((await sourceCall('POST', `/lists/${list.body.data.id}/contacts`, { email: `reader${i}@example.org` })).status).toBe(200);
+  const target = await herald.newAccount();
+  const mover = await consoleUser(herald.services.store, target.account);
+  const { page, problems, close } = await newConsolePage(browser);
+  acceptDialogs(page);
+  await signIn(page, herald.baseUrl, mover.email, mover.password, '/console/migrations');
+  await expect(page.getByText('No migration yet.')).toBeVisible();
+  await checkPage(page, 'migrations');
+
+  await page.getByLabel('Source URL').fill(herald.baseUrl);
+  await page.getByLabel('Account at the source').fill(source.account);
+  await page.getByLabel('API key at the source').fill(source.apiKey);
+  await page.getByRole('button', { name: 'Start migration' }).click();
+  await expect(page).toHaveURL(/\/console\/migrations\/\d+$/);
+  const bar = page.getByRole('progressbar', { name: /Migration from/ });
+  await expect(bar).toHaveJSProperty('value', 1, { timeout: 60_000 });
+  await expect(page.getByRole('status').filter({ hasText: 'FINISHED' })).toContainText('100%');
+  const report = page.getByRole('table', { name: 'What was migrated, per kind' });
+  await expect(report.getByRole('row').filter({ hasText: 'Contacts' })).toContainText('40');
+  await expect(report.getByRole('row').filter({ hasText: 'Lists' })).toContainText('1');
+  await checkPage(page, 'migration');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the id mapping (CSV)' }).click()]);
+  const chunks: Buffer[] = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+  const mapping = Buffer.concat(chunks).toString('utf8').trim().split('\n');
+  expect(mapping[0]).toBe('source,kind,source_id,herald_id');
+  expect(mapping.filter((row) => row.includes(',contacts,'))).toHaveLength(40);
+  const migrated = await callHerald(herald.baseUrl, 'GET', `/v2/${target.account}/contacts?limit=100`, { headers: { authorization: `Bearer ${target.apiKey}` } });
+  expect(migrated.body.paging.total).toBe(40);
+
+  // A key the source refuses: the migration stops, and the page says why.
+  await page.getByRole('link', { name: '← All migrations' }).click();
+  await expect(page.getByRole('table', { name: 'Migrations run before' }).getByRole('row')).toHaveCount(2);
+  await page.getByLabel('Source URL').fill(herald.baseUrl);
+  await page.getByLabel('Account at the source').fill(source.account);
+  await page.getByLabel('API key at the source').fill(`${source.account}-${'x'.repeat(32)}`);
+  await page.getByRole('button', { name: 'Start migration' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'FAILED' })).toContainText('refused the key (401', { timeout: 60_000 });
+  await expect(page.getByText('Nothing more was written.')).toBeVisible();
+  expect(problems).toEqual([]);
+  await close();
+}, 120_000);

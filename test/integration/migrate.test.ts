@@ -1,7 +1,8 @@
 // Moving in (core/migration/): Herald to Herald, since Herald speaks the original's API. A source
 // account filled through the API (custom fields of each format, interests, lists, suppressions) is
 // migrated into a second account; every record is compared through the API. Then: a re-run changes
-// nothing and brings over a change; a run killed midway and started again gives the same result; a
+// nothing (reading no contact when none was modified) and brings over a change; a source that cannot
+// sort contacts by lastModified is read in full again; a run killed midway and started again gives the same result; a
 // source answering 429 and 503 now and then slows the migration down and it finishes; a key
 // without a needed permission and a target holding other data are refused before anything is written.
 import { execFile } from 'node:child_process';
@@ -159,6 +160,9 @@ beforeAll(async () => {
 afterAll(() => herald?.stop());
 
 it('copies fields, interests, lists, contacts (values, lists, interests, states), the suppression list, templates (folders, HTML, MJML) and campaigns as drafts (audience mapped, content, HTML or MJML body); a re-run changes nothing, then brings over a change', async () => {
+  // The source's contacts last changed a minute ago: a re-run then needs to read none (one changed
+  // within seconds of the last read makes it read them all: core/migration/contacts.ts WRITES_LANDING_MS).
+  await herald.services.store.contacts.updateMany({ account: source.account }, { $set: { lastModified: new Date(Date.now() - 60_000) } });
   const target = await herald.newAccount();
   const report = await migrate(target);
   expect(report.kinds.fields).toMatchObject({ created: 6, skipped: {} });
@@ -189,7 +193,7 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   const again = await migrate(target);
   for (const kind of ['fields', 'interests', 'lists']) expect(again.kinds[kind]).toMatchObject({ created: 0, updated: 0 });
   expect(again.kinds.suppressions).toMatchObject({ created: 0, unchanged: suppressed });
-  expect(again.kinds.contacts).toMatchObject({ created: 0, updated: 0, unchanged: CONTACTS });
+  expect(again.kinds.contacts).toMatchObject({ read: 0, created: 0, updated: 0, unchanged: CONTACTS }); // nothing modified at the source since the last read
   expect(again.kinds.templates).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
   expect(again.kinds.campaigns).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
 
@@ -201,7 +205,7 @@ it('copies fields, interests, lists, contacts (values, lists, interests, states)
   expect((await call(source, 'POST', '/contacts/reader0005@example.org/unsubscribe')).status).toBe(200);
   const third = await migrate(target);
   expect(third.kinds.lists).toMatchObject({ created: 0, updated: 1, unchanged: 5 });
-  expect(third.kinds.contacts).toMatchObject({ created: 0, updated: 2, unchanged: CONTACTS - 2 });
+  expect(third.kinds.contacts).toMatchObject({ read: CONTACTS, created: 0, updated: 2, unchanged: CONTACTS - 2 });
   expect(third.kinds.templates).toMatchObject({ created: 0, updated: 1, unchanged: 2 });
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 
@@ -229,15 +233,13 @@ it('a run killed midway and started again gives the same result as one clean run
   expect(await contentsOf(target)).toEqual(await contentsOf(source));
 });
 
-it('slows down for a source answering 429 and 503 now and then, and finishes', async () => {
-  let requests = 0;
-  let refused = 0;
+/** A proxy in front of the source: `refusal` answers a request itself (status and message), or lets it through. */
+async function sourceProxy(refusal: (request: http.IncomingMessage) => { status: number; message: string } | undefined): Promise<{ url: string; close(): void }> {
   const proxy = http.createServer((request, response) => {
-    requests += 1;
-    if (requests % 2 === 1) { // every other request: each call of the migration is refused once
-      refused += 1;
-      response.writeHead(refused % 2 === 1 ? 429 : 503, { 'retry-after': '0', 'content-type': 'application/json' });
-      response.end(JSON.stringify({ success: false, error: { status: 503, type: 'UNAVAILABLE', userMessage: 'busy' } }));
+    const refused = refusal(request);
+    if (refused) {
+      response.writeHead(refused.status, { 'retry-after': '0', 'content-type': 'application/json' });
+      response.end(JSON.stringify({ success: false, error: { status: refused.status, type: 'REFUSED', userMessage: refused.message } }));
       return;
     }
     const chunks: Buffer[] = [];
@@ -251,15 +253,45 @@ it('slows down for a source answering 429 and 503 now and then, and finishes', a
       }, () => { response.writeHead(502); response.end(); });
     });
   });
-  const proxyUrl = await listenLocally(proxy);
+  return { url: await listenLocally(proxy), close: () => proxy.close() };
+}
+
+it('slows down for a source answering 429 and 503 now and then, and finishes', async () => {
+  let requests = 0;
+  let refused = 0;
+  // Every other request: each call of the migration is refused once.
+  const proxy = await sourceProxy(() => {
+    requests += 1;
+    if (requests % 2 === 0) return undefined;
+    refused += 1;
+    return { status: refused % 2 === 1 ? 429 : 503, message: 'busy' };
+  });
   try {
     const target = await herald.newAccount();
     const retries: number[] = [];
-    const report = await migrate(target, { onRetry: ({ status }) => { retries.push(status ?? 0); } }, proxyUrl);
+    const report = await migrate(target, { onRetry: ({ status }) => { retries.push(status ?? 0); } }, proxy.url);
     expect(refused).toBeGreaterThan(3);
     expect(retries).toEqual(expect.arrayContaining([429, 503]));
     expect(report.finished).not.toBeNull();
     expect(await contentsOf(target)).toEqual(await contentsOf(source));
+  } finally {
+    proxy.close();
+  }
+});
+
+it('re-runs from a source that cannot sort contacts by lastModified (the original documents email and quality) read every contact again', async () => {
+  const asked: string[] = [];
+  const proxy = await sourceProxy((request) => {
+    if (!/sortby=lastModified/i.test(request.url ?? '')) return undefined;
+    asked.push(request.url!);
+    return { status: 400, message: 'sortby: Must be one of: email, quality' };
+  });
+  try {
+    const target = await herald.newAccount();
+    await migrate(target, {}, proxy.url);
+    const again = await migrate(target, {}, proxy.url);
+    expect(asked).toHaveLength(1);
+    expect(again.kinds.contacts).toMatchObject({ read: CONTACTS, created: 0, updated: 0, unchanged: CONTACTS });
   } finally {
     proxy.close();
   }

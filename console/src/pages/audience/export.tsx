@@ -4,9 +4,8 @@ import { useState } from 'preact/hooks';
 import { accountPath, request } from '../../api';
 import { ActionButton } from '../../components/buttons';
 import { can } from '../../session';
-import { downloadExport } from './download';
-import { TaskProgress, useTask } from './task';
-import type { Task } from './types';
+import { downloadFile } from '../../download';
+import { TaskProgress, useTask, type Task } from '../../components/task';
 
 export function ExportButton({ path = '/contacts/export', body = {}, label = 'Export CSV' }: { path?: string; body?: object; label?: string }) {
   const [started, setStarted] = useState<Task | null>(null);
@@ -21,7 +20,7 @@ export function ExportButton({ path = '/contacts/export', body = {}, label = 'Ex
       </ActionButton>
       {task && <TaskProgress task={task} error={error} label="Export progress" />}
       {fileName && (
-        <ActionButton kind="primary" onAction={() => downloadExport(fileName)}>
+        <ActionButton kind="primary" onAction={() => downloadFile(accountPath(`/exports/${encodeURIComponent(fileName)}`), fileName)}>
           Download {fileName}
         </ActionButton>
       )}

@@ -11,8 +11,7 @@ import { ErrorText, SelectField, TextArea } from '../../components/forms';
 import { Page, Section } from '../../components/page';
 import { useAllFields, useAllLists } from './choices';
 import { ColumnMapping, PreviewRows, type Preview } from './import-preview';
-import { TaskProgress, useTask } from './task';
-import type { Task } from './types';
+import { TaskProgress, useTask, type Task } from '../../components/task';
 import './audience.css';
 
 const MODES = [

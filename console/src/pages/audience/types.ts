@@ -29,18 +29,3 @@ export interface ListRecord {
 export interface InterestRecord { id: number; name: string; description: string; expirationDays: number; created: string }
 
 export interface FieldRecord { id: number; name: string; tag: string; format: string; custom: boolean }
-
-/** GET /tasks/{id}. */
-export interface Task {
-  id: number;
-  type: string;
-  name: string;
-  state: 'QUEUED' | 'INITIALIZING' | 'PROCESSING' | 'FINISHED' | 'FAILED' | 'CANCELLED';
-  message: string;
-  completed: number;
-  eta: number;
-  parameters: Record<string, unknown>;
-  result: Record<string, unknown> | null;
-}
-
-export const TASK_ENDED = ['FINISHED', 'FAILED', 'CANCELLED'];

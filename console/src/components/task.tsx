@@ -1,12 +1,29 @@
-// A task (an import, an export) followed to its end: GET /tasks/{id} every half second while it
+// A task (an import, an export, a migration) followed to its end: GET /tasks/{id} every half second while it
 // runs, shown as a <progress> bar fed by the task's own `completed` (0..1) and message.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { accountPath, api, messageOf } from '../../api';
-import { usePolling } from '../../hooks';
-import { ErrorText } from '../../components/forms';
-import { TASK_ENDED, type Task } from './types';
+import { accountPath, api, messageOf } from '../api';
+import { usePolling } from '../hooks';
+import { ErrorText } from './forms';
 
 const POLL_MS = 500;
+
+/** GET /tasks/{id}. */
+export interface Task {
+  id: number;
+  type: string;
+  name: string;
+  state: 'QUEUED' | 'INITIALIZING' | 'PROCESSING' | 'FINISHED' | 'FAILED' | 'CANCELLED';
+  message: string;
+  completed: number;
+  /** Seconds left, -1 when unknown. */
+  eta: number;
+  created: string | null;
+  end: string | null;
+  parameters: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+}
+
+export const TASK_ENDED = ['FINISHED', 'FAILED', 'CANCELLED'];
 
 /** The task as last read, and the error of the last read (a failed poll is retried). */
 export function useTask(initial: Task | null): { task: Task | null; error: string | null; ended: boolean } {
