@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Store } from '../adapters/store/store';
 import type { TaskWorkflowInput } from '../adapters/temporal/contracts';
 import { MIGRATION_STEPS, MigrationRefused, runMigration } from '../core/migration/run';
+import { StepClock, stepMessage } from '../core/migration/step-progress';
 import type { MigrationReport } from '../core/migration/report';
 import { activeTask, TASK_INPUT_ERROR } from '../core/tasks/tasks';
 import { asActivity } from './adapter';
@@ -54,35 +55,4 @@ export function createMigrationActivities({ store, webhookAllowPrivate }: { stor
   return {
     migrateAccount: (input: TaskWorkflowInput) => asActivity(() => migrateAccount(input)),
   };
-}
-
-/**
- * The step under way's own ETA, at its rate since its first counted batch: steps differ wildly
- * (ten fields, then 200,000 contacts) and a step may wait on the source first (its export).
- */
-class StepClock {
-  private index = -1;
-  private first: { done: number; at: number } | undefined;
-
-  /** Seconds left in step `index`; -1 until two counted reports give a rate. */
-  eta(index: number, done: number, total: number | undefined): number {
-    if (index !== this.index) {
-      this.index = index;
-      this.first = undefined;
-    }
-    if (!total || done <= 0) return -1;
-    if (done >= total) return 0;
-    if (!this.first) this.first = { done, at: Date.now() };
-    if (done === this.first.done) return -1;
-    const secondsPerElement = (Date.now() - this.first.at) / 1000 / (done - this.first.done);
-    return Math.ceil((total - done) * secondsPerElement);
-  }
-}
-
-/** `Step 4 of 8, contacts: 5,000 of 100,000, about 12 s left`, as the task's message. */
-function stepMessage(step: string, index: number, done: number, total: number | undefined, eta: number): string {
-  const head = `Step ${index + 1} of ${MIGRATION_STEPS.length}, ${step}`;
-  if (total === undefined) return `${head}: ${done === 0 ? 'reading the source' : `${done.toLocaleString('en-US')} done`}`;
-  const left = eta < 0 ? '' : eta < 60 ? `, about ${eta} s left` : `, about ${Math.ceil(eta / 60)} min left`;
-  return `${head}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}${left}`;
 }

@@ -1,6 +1,7 @@
 // `herald migrate`: copies an account from any server that speaks the original's API into a Herald
 // account (core/migration/run.ts), with its progress on stderr and the report as JSON on stdout.
-import { MIGRATION_STEPS, runMigration, type MigrationInput } from '../core/migration/run';
+import { runMigration, type MigrationInput } from '../core/migration/run';
+import { StepClock, stepMessage } from '../core/migration/step-progress';
 import type { MigrationReport } from '../core/migration/report';
 import type { Store } from '../adapters/store/store';
 
@@ -41,11 +42,11 @@ function progressWriter(): NonNullable<MigrationInput['onProgress']> {
   const tty = process.stderr.isTTY === true;
   let lastLine = 0;
   let lastStep = '';
+  const clock = new StepClock();
   return (step, index, done, total) => {
-    const of = total === undefined ? `${done}` : `${done}/${total}`;
     const share = total ? Math.min(1, done / total) : 0;
     const bar = `[${'#'.repeat(Math.round(share * 20)).padEnd(20, '.')}]`;
-    const line = `${bar} step ${index + 1}/${MIGRATION_STEPS.length} ${step}: ${of}`;
+    const line = `${bar} ${stepMessage(step, index, done, total, clock.eta(index, done, total))}`;
     if (tty) {
       process.stderr.write(`\r${line}\u001b[K`);
       return;

@@ -30,9 +30,9 @@ export async function migrateCampaigns(context: StepContext): Promise<KindReport
       for (const campaign of page.items) ids.add(campaign.id);
     }
   }
-  const [lists, interests, campaigns] = await Promise.all([map.load('lists'), map.load('interests'), map.load('campaigns')]);
-  const targetOf = (records: typeof lists, id: number) => records.get(String(id))?.targetId;
   const ordered = [...ids].sort((a, b) => a - b); // earlier campaigns first: a later one may include their recipients
+  const campaigns = await map.lookup('campaigns', ordered.map(String)); // kept current by bringOver, for the later ones' audiences
+  const targetOf = (records: typeof campaigns, id: number) => records.get(String(id))?.targetId;
   for (const sourceId of ordered) {
     report.read += 1;
     const source = (await client.get<SourceCampaign>(`campaigns/${sourceId}`)).data;
@@ -40,6 +40,8 @@ export async function migrateCampaigns(context: StepContext): Promise<KindReport
       skip(report, 'gone from the source while reading');
       continue;
     }
+    const referenced = (kind: 'lists' | 'interests') => [...(source.include?.[kind] ?? []), ...(source.exclude?.[kind] ?? [])].map(String);
+    const [lists, interests] = await Promise.all([map.lookup('lists', referenced('lists')), map.lookup('interests', referenced('interests'))]);
     let dropped = 0;
     const audience = (given: Audience | undefined) => {
       const mapIds = (values: number[] | undefined, records: typeof lists) => (values ?? []).flatMap((id) => {

@@ -50,7 +50,6 @@ export async function migrateContacts(context: StepContext): Promise<KindReport>
   if (mark && await unchangedSinceLastRead(context, mark)) return { ...report, unchanged: mark.total };
   const [fieldIds, lists, interests] = await Promise.all([customFieldTargets(context), membershipOf(context, 'lists', 'list'), membershipOf(context, 'interests', 'interest')]);
   const { rows, readStarted } = await exportedRows(context);
-  const mapped = await context.map.load('contacts');
   const seen = new Set<string>();
   let batch: Incoming[] = [];
   for (const row of rows) {
@@ -95,12 +94,12 @@ export async function migrateContacts(context: StepContext): Promise<KindReport>
       interests: interests.of(email, row.interests),
     });
     if (batch.length === BATCH) {
-      await writeContacts(context, batch, mapped, report);
+      await writeContacts(context, batch, report);
       batch = [];
       await context.progress(report.read, rows.length);
     }
   }
-  await writeContacts(context, batch, mapped, report);
+  await writeContacts(context, batch, report);
   await context.progress(report.read, rows.length);
   if (readStarted) await context.map.setMark('contacts', { readStarted, total: rows.length });
   return report;
@@ -132,9 +131,9 @@ async function unchangedSinceLastRead(context: StepContext, mark: SourceMark): P
 
 /** The source's custom field names → Herald's field ids (null: a name two source fields share). */
 async function customFieldTargets(context: StepContext): Promise<Map<string, number | null>> {
-  const mapped = await context.map.load('fields');
   const byName = new Map<string, number | null>();
   for await (const page of context.client.pages<{ id: number; name: string }>('fields', { pageSize: 1000, sortby: 'id' })) {
+    const mapped = await context.map.lookup('fields', page.items.map((field) => String(field.id)));
     for (const field of page.items) {
       const target = mapped.get(String(field.id))?.targetId;
       if (typeof target !== 'number' || target < 10) continue;
@@ -152,10 +151,10 @@ interface Membership { of(email: string, names: string | undefined): number[] }
  * else by the members the listing filtered by the list's id shows.
  */
 async function membershipOf(context: StepContext, kind: 'lists' | 'interests', filter: 'list' | 'interest'): Promise<Membership> {
-  const mapped = await context.map.load(kind);
   const named = new Map<string, number[]>();
   const sourceIds = new Map<string, string[]>();
   for await (const page of context.client.pages<{ id: number; name: string }>(kind, { pageSize: 1000, sortby: 'created' })) {
+    const mapped = await context.map.lookup(kind, page.items.map((element) => String(element.id)));
     for (const element of page.items) {
       const target = mapped.get(String(element.id))?.targetId;
       if (typeof target !== 'number') continue;
@@ -211,8 +210,9 @@ async function exportedRows(context: StepContext): Promise<{ rows: Array<Record<
 }
 
 /** Writes a batch: new contacts inserted, existing ones (by email) brought up to date; the mapping recorded. */
-async function writeContacts(context: StepContext, batch: Incoming[], mapped: Map<string, { digest?: string; targetId: number | string }>, report: KindReport): Promise<void> {
+async function writeContacts(context: StepContext, batch: Incoming[], report: KindReport): Promise<void> {
   const { store, account } = context;
+  const mapped = await context.map.lookup('contacts', batch.map((incoming) => incoming.sourceId));
   const changed = batch.filter((incoming) => {
     const same = mapped.get(incoming.sourceId)?.digest === digestOf(incoming);
     if (same) report.unchanged += 1;

@@ -85,8 +85,8 @@ function listsKind(store: Store, account: string): DefinitionKind<{ id: number; 
 /** Brings one kind over; returns what it did. */
 async function migrateKind<S extends { id: number }, I, T>(context: StepContext, definition: DefinitionKind<S, I, T>): Promise<KindReport> {
   const report = emptyKind();
-  const mapped = await context.map.load(definition.kind);
   for await (const page of context.client.pages<S>(definition.namespace, { pageSize: 1000, sortby: definition.kind === 'fields' ? 'id' : 'created' })) {
+    const mapped = await context.map.lookup(definition.kind, page.items.map((element) => String(element.id)));
     for (const element of page.items) {
       report.read += 1;
       const sourceId = String(element.id);

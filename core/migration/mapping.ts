@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { MigrationMapDoc, SourceMark, Store } from '../../adapters/store/store';
 
+/** Records asked for at once: the store looks up to 20,000 keys in its index before it scans. */
+const LOOKUP_CHUNK = 5000;
+
 export class MigrationMap {
   constructor(private readonly store: Store, private readonly account: string, readonly source: string) {}
 
@@ -18,10 +21,19 @@ export class MigrationMap {
     return `${this.account}|${this.source}|${kind}|${sourceId}`;
   }
 
-  /** Every record of a kind, by the source's id. */
-  async load(kind: string): Promise<Map<string, MigrationMapDoc>> {
-    const docs = await this.store.migrationMaps.find({ account: this.account, source: this.source, kind }).toArray();
-    return new Map(docs.map((doc) => [doc.sourceId, doc]));
+  /**
+   * The records of these source elements of a kind, by the source's id: looked up by _id (the
+   * embedded store answers that from its index; a query by kind would walk every record, the
+   * contacts' 100,000 among them).
+   */
+  async lookup(kind: string, sourceIds: Iterable<string>): Promise<Map<string, MigrationMapDoc>> {
+    const ids = [...new Set(sourceIds)];
+    const found = new Map<string, MigrationMapDoc>();
+    for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
+      const docs = await this.store.migrationMaps.find({ _id: { $in: ids.slice(at, at + LOOKUP_CHUNK).map((id) => this.idOf(kind, id)) }, account: this.account }).toArray();
+      for (const doc of docs) found.set(doc.sourceId, doc);
+    }
+    return found;
   }
 
   /** Records (or re-records) where source elements went. */

@@ -21,7 +21,7 @@ export async function migrateTemplates(context: StepContext): Promise<KindReport
   for await (const page of client.pages<SourceTemplate>('templates', { pageSize: 1000, sortby: 'created', query: { 'filter[type]': 'all' } })) all.push(...page.items);
   // Folders before what they hold.
   all.sort((a, b) => Number(b.type.toUpperCase() === 'FOLDER') - Number(a.type.toUpperCase() === 'FOLDER'));
-  const mapped = await map.load('templates');
+  const mapped = await map.lookup('templates', all.map((template) => template.id));
   const folderIds = new Map<string, string>([['/', '/']]);
   for (const template of all) {
     report.read += 1;

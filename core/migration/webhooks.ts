@@ -14,9 +14,9 @@ import { count, emptyKind, skip, type KindReport } from './report';
 export async function migrateWebhooks(context: StepContext, allowPrivate: boolean): Promise<KindReport> {
   const { store, account, client, map } = context;
   const report = emptyKind();
-  const mapped = await map.load('webhooks');
   try {
     for await (const page of client.pages<{ id: number; url: string; events?: string[] }>('webhooks', { pageSize: 1000 })) {
+      const mapped = await map.lookup('webhooks', page.items.map((endpoint) => String(endpoint.id)));
       for (const endpoint of page.items) {
         report.read += 1;
         const input = { url: String(endpoint.url), ...(Array.isArray(endpoint.events) ? { events: endpoint.events.map(String) } : {}) };

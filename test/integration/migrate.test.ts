@@ -322,7 +322,7 @@ it('herald migrate: progress on stderr, the report as one JSON line on stdout; b
   const target = await herald.newAccount();
   const result = await heraldCommand(['migrate', '--from', herald.baseUrl, '--account', source.account, '--key', source.apiKey, '--to-account', target.account, '--rate', '100']);
   expect(result.code).toBe(0);
-  expect(result.stderr).toContain('step 1/8 fields');
+  expect(result.stderr).toContain('Step 1 of 8, fields');
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines).toHaveLength(1);
   const report = JSON.parse(lines[0]);
