@@ -76,9 +76,9 @@ export async function runMigrateBench(): Promise<Record<string, unknown>> {
       contacts: CONTACTS,
       migrate_s: round(first.seconds),
       rerun_s: round(again.seconds),
-      ratio_rerun_to_first: round(again.seconds / first.seconds),
+      ratio_rerun_to_first: round(again.seconds / first.seconds, 3),
       rerun_again_s: round(later.seconds),
-      ratio_rerun_again_to_first: round(later.seconds / first.seconds),
+      ratio_rerun_again_to_first: round(later.seconds / first.seconds, 3),
       import_s: round(importSeconds),
       ratio_to_import: round(first.seconds / importSeconds),
       contacts_written: written,
@@ -87,6 +87,7 @@ export async function runMigrateBench(): Promise<Record<string, unknown>> {
       rerun_again: later.report.kinds,
       goal_migrate_met: first.seconds <= 120,
       goal_rerun_met: again.seconds <= 0.1 * first.seconds,
+      goal_rerun_again_met: later.seconds <= 0.1 * first.seconds,
       notes: 'Herald to Herald over loopback HTTP at the default 10 requests per second; the store on its H2 file; the source filled straight through the store '
         + '(2 lists, 1 interest on a fifth of the contacts, a custom field value on a fifth, 1,000 suppressions); import_s = the same emails, names and city from a CSV '
         + '(POST /contacts/import with sourceRaw, the task polled every 100 ms) into a third account, after the migration',

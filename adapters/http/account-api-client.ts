@@ -1,8 +1,10 @@
 // A client of the original's account API (`/v2`), as any server that speaks it answers: a
-// migration's source (core/migration/). Gentle with the source: requests are spaced to a rate
-// (requests per second), a 429 or a 5xx (or a dropped connection) is tried again after a backoff
+// migration's source (core/migration/). Gentle with the source: requests keep to a rate
+// (requests per second on average, a second's worth at once), a 429 or a 5xx (or a dropped connection) is tried again after a backoff
 // that honours Retry-After, and 401/403 stop at once with what the source said. Reads the
 // documented envelope (`{href|url, success, data, paging, task}`) and nothing else.
+
+import { RateLimit } from '../relay/rate-limit';
 
 /** Why a call to the source failed for good. */
 export type SourceFailure = 'unreachable' | 'unauthorized' | 'forbidden' | 'not_found' | 'refused' | 'unavailable';
@@ -29,7 +31,7 @@ export interface AccountApiClientOptions {
   baseUrl: string;
   account: string;
   apiKey: string;
-  /** Requests started per second at most (default 10). */
+  /** Requests started per second at most, on average (default 10); up to a second's worth at once. */
   requestsPerSecond?: number;
   /** Tries of one request before a 429/5xx/network failure is final (default 8). */
   attempts?: number;
@@ -62,22 +64,13 @@ export function apiRootOf(baseUrl: string): string {
 
 export class AccountApiClient {
   readonly root: string;
-  private readonly spacingMs: number;
-  private nextStart = 0;
+  private readonly rate: RateLimit;
   /** The source answered once: a dropped connection later is worth retrying, an unreachable URL at the start is not. */
   private answered = false;
 
   constructor(private readonly options: AccountApiClientOptions) {
     this.root = apiRootOf(options.baseUrl);
-    this.spacingMs = 1000 / Math.max(0.1, options.requestsPerSecond ?? 10);
-  }
-
-  /** Waits for the request's turn under the rate. */
-  private async turn(): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.nextStart);
-    this.nextStart = at + this.spacingMs;
-    if (at > now) await sleep(at - now);
+    this.rate = new RateLimit(Math.max(0.1, options.requestsPerSecond ?? 10), undefined, 1);
   }
 
   /** A path under the account (`contacts`, `lists/3`) or, starting with `/`, under the root (`/login`). */
@@ -93,7 +86,7 @@ export class AccountApiClient {
     const attempts = this.options.attempts ?? 8;
     let delay = this.options.backoffMs ?? 500;
     for (let attempt = 1; ; attempt += 1) {
-      await this.turn();
+      await this.rate.take();
       let response: Response | undefined;
       let networkError: Error | undefined;
       try {

@@ -1,7 +1,8 @@
-// A relay's rate limit in one process: a token bucket refilled at `ratePerSecond` that holds at
-// most a twentieth of a second's worth (at least one), so sends are spread evenly rather than
-// sent in bursts. Waiters are served in order. The rate can change while it runs: a process's
-// share of a limit held across worker processes moves as processes come and go.
+// A rate limit in one process: a token bucket refilled at `ratePerSecond` that holds at most
+// `burstSeconds` of it (at least one token). A relay's holds a twentieth of a second's worth, so
+// sends are spread evenly rather than sent in bursts; a migration's source client a second's
+// worth, so a few quick reads are not each kept waiting. Waiters are served in order. The rate can
+// change while it runs: a process's share of a limit held across worker processes moves as processes come and go.
 
 export class RateLimit {
   private tokens: number;
@@ -9,13 +10,13 @@ export class RateLimit {
   private readonly waiting: Array<() => void> = [];
   private timer?: NodeJS.Timeout;
 
-  constructor(private ratePerSecond: number, private readonly now: () => number = () => performance.now()) {
+  constructor(private ratePerSecond: number, private readonly now: () => number = () => performance.now(), private readonly burstSeconds = 1 / 20) {
     this.tokens = this.capacity;
     this.last = this.now();
   }
 
   private get capacity(): number {
-    return Math.max(1, this.ratePerSecond / 20);
+    return Math.max(1, this.ratePerSecond * this.burstSeconds);
   }
 
   setRate(ratePerSecond: number): void {
