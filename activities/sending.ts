@@ -18,6 +18,8 @@ export type { SendDeps };
 export interface SendActivityDeps extends SendDeps {
   /** How drains page through their queue; tests make them stop sooner. */
   drainTuning?: Partial<DrainTuning>;
+  /** Aborted when the worker starts to stop: a drain hands its queue on instead of waiting out its idle time. */
+  stopping?: AbortSignal;
 }
 
 export function createSendActivities(deps: SendActivityDeps) {
@@ -37,6 +39,7 @@ export function createSendActivities(deps: SendActivityDeps) {
       return asActivity(() => drain(input.account, {
         ...sendControls(), ...(run ? { sentBy: { workflowId: run.workflowId, runId: run.runId } } : {}),
         backlog: (entries) => backlog.set(input.account, entries),
+        ...(deps.stopping ? { stopping: deps.stopping } : {}),
       }));
     },
 

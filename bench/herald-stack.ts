@@ -86,10 +86,13 @@ export interface BenchHerald {
   startWorker(): void;
 }
 
-/** Herald's worker in this thread, sending to the stack's relay, and a new account. */
-/** `deferWorker`: the worker is built but polls only once `startWorker()` is called (an intake measured on its own). */
-export async function startBenchHerald(stack: BenchStack, teardown: Teardown, options: { deferWorker?: boolean } = {}): Promise<BenchHerald> {
-  const herald = composeBenchHerald(stack, teardown, { HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: 'herald-bench' });
+/**
+ * Herald's worker in this thread, sending to the stack's relay, and a new account.
+ * `deferWorker`: the worker is built but polls only once `startWorker()` is called (an intake
+ * measured on its own). `taskQueue`: a second Herald on the same Temporal (the migrate bench's source).
+ */
+export async function startBenchHerald(stack: BenchStack, teardown: Teardown, options: { deferWorker?: boolean; taskQueue?: string } = {}): Promise<BenchHerald> {
+  const herald = composeBenchHerald(stack, teardown, { HERALD_MONGODB_DATABASE: 'herald_bench', HERALD_TASK_QUEUE: options.taskQueue ?? 'herald-bench' });
   const { config } = herald;
   const worker = await herald.worker();
   const startWorker = () => { void worker.run(); };

@@ -1,10 +1,11 @@
 // `herald migrate` Herald to Herald (issue 38): a source account of HERALD_BENCH_MIGRATE_CONTACTS
 // contacts (100,000 by default) in two lists, one interest, custom field values and 1,000
-// suppressions, served by this Herald's API; migrated into a second account at the command's
+// suppressions, served by a source Herald on a store of its own; migrated into a target Herald's account at the command's
 // default rate (10 requests per second), then run again twice with nothing changed. Beside it, in the
-// same run and on the same store: the same contacts imported from a CSV (POST /contacts/import,
+// same run and on the target's store: the same contacts imported from a CSV (POST /contacts/import,
 // its task polled), the nearest thing Herald does with the same rows.
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createAccount } from '../core/accounts/accounts';
 import { createField } from '../core/contacts/fields';
 import { createInterest } from '../core/contacts/interests';
@@ -12,7 +13,8 @@ import { createList } from '../core/contacts/lists';
 import { runMigration } from '../core/migration/run';
 import { suppressMany } from '../core/sending/suppressions';
 import { fillContacts } from './contacts-fill';
-import { startBenchHerald, startBenchStack } from './herald-stack';
+import { startEmbeddedStore } from '../infra/store';
+import { startBenchHerald, startBenchStack, type BenchHerald } from './herald-stack';
 import { round } from './stats';
 import { log, Teardown } from './support';
 
@@ -21,13 +23,24 @@ const CONTACTS = Number(process.env.HERALD_BENCH_MIGRATE_CONTACTS ?? 100_000);
 export async function runMigrateBench(): Promise<Record<string, unknown>> {
   const teardown = new Teardown();
   try {
+    // Two Heralds, as moving in is: the source on a store of its own (its own Herald's answers
+    // walk only its own contacts), the target on the stack's, both on the stack's Temporal with
+    // task queues of their own (each worker runs its own Herald's tasks: the source's export).
     const stack = await startBenchStack('migrate', teardown, { storeFile: true });
-    const bench = await startBenchHerald(stack, teardown);
-    const api = await bench.herald.apiServer();
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    teardown.defer('api', () => new Promise<void>((resolve) => { api.close(() => resolve()); }));
-    const baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    const { store, account: source, apiKey } = bench;
+    const sourceDir = teardown.tempDir('herald-bench-migrate-source-');
+    const sourceStore = await startEmbeddedStore({ file: path.join(sourceDir, 'store.h2'), logFile: path.join(sourceDir, 'store.log') });
+    teardown.defer('source store', () => sourceStore.stop());
+    const sourceHerald = await startBenchHerald({ ...stack, store: sourceStore }, teardown, { taskQueue: 'herald-bench-source' });
+    const targetHerald = await startBenchHerald(stack, teardown);
+    const listen = async (herald: BenchHerald, name: string) => {
+      const api = await herald.herald.apiServer();
+      await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+      teardown.defer(`${name} api`, () => new Promise<void>((resolve) => { api.close(() => resolve()); }));
+      return `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    };
+    const baseUrl = await listen(sourceHerald, 'source');
+    const targetUrl = await listen(targetHerald, 'target');
+    const { store, account: source, apiKey } = sourceHerald;
 
     log(`migrate: filling the source with ${CONTACTS} contacts`);
     await createList(store, source, { name: 'Customers' });
@@ -41,10 +54,10 @@ export async function runMigrateBench(): Promise<Record<string, unknown>> {
     await store.contacts.updateMany({ account: source }, { $set: { lastModified: new Date(Date.now() - 60_000) } });
     await suppressMany(store, Array.from({ length: 1000 }, (_, i) => ({ account: source, email: `gone${i}@example.net`, reason: 'bounced' as const })));
 
-    const target = (await createAccount(store, `${source.slice(0, 20)}to`)).account;
+    const target = targetHerald.account;
     const migrateOnce = async () => {
       const started = performance.now();
-      const report = await runMigration({ store, source: { baseUrl, account: source, apiKey }, account: target });
+      const report = await runMigration({ store: targetHerald.store, source: { baseUrl, account: source, apiKey }, account: target });
       return { seconds: (performance.now() - started) / 1000, report };
     };
     log('migrate: first run');
@@ -53,18 +66,18 @@ export async function runMigrateBench(): Promise<Record<string, unknown>> {
     const again = await migrateOnce();
     log(`migrate: again ${round(again.seconds)} s; once more, the store past the first run's writes`);
     const later = await migrateOnce();
-    const written = await store.contacts.countDocuments({ account: target });
+    const written = await targetHerald.store.contacts.countDocuments({ account: target });
 
     log('migrate: the same contacts imported from a CSV, beside it');
-    const importer = await createAccount(store, `${source.slice(0, 20)}csv`);
+    const importer = await createAccount(targetHerald.store, `${source.slice(0, 20)}csv`);
     const csv = ['email,First name,City', ...Array.from({ length: CONTACTS }, (_, i) => `person${i}@${i % 10 === 0 ? 'example.org' : 'example.com'},P${i},${i % 5 === 0 ? 'Lyon' : ''}`)].join('\n');
     const headers = { authorization: `Bearer ${importer.apiKey}`, 'content-type': 'application/json' };
-    await fetch(`${baseUrl}/v2/${importer.account}/lists`, { method: 'POST', headers, body: JSON.stringify({ name: 'Imported' }) });
+    await fetch(`${targetUrl}/v2/${importer.account}/lists`, { method: 'POST', headers, body: JSON.stringify({ name: 'Imported' }) });
     const importStarted = performance.now();
-    const started = await (await fetch(`${baseUrl}/v2/${importer.account}/contacts/import`, { method: 'POST', headers, body: JSON.stringify({ sourceRaw: csv, list: 1 }) })).json() as { task?: { id: number } };
+    const started = await (await fetch(`${targetUrl}/v2/${importer.account}/contacts/import`, { method: 'POST', headers, body: JSON.stringify({ sourceRaw: csv, list: 1 }) })).json() as { task?: { id: number } };
     if (!started.task) throw new Error(`the import did not start: ${JSON.stringify(started)}`);
     for (;;) {
-      const task = (await (await fetch(`${baseUrl}/v2/${importer.account}/tasks/${started.task.id}`, { headers })).json() as { data: { state: string } }).data;
+      const task = (await (await fetch(`${targetUrl}/v2/${importer.account}/tasks/${started.task.id}`, { headers })).json() as { data: { state: string } }).data;
       if (task.state === 'FINISHED') break;
       if (['FAILED', 'CANCELLED'].includes(task.state)) throw new Error(`the import ended ${task.state}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -88,7 +101,7 @@ export async function runMigrateBench(): Promise<Record<string, unknown>> {
       goal_migrate_met: first.seconds <= 120,
       goal_rerun_met: again.seconds <= 0.1 * first.seconds,
       goal_rerun_again_met: later.seconds <= 0.1 * first.seconds,
-      notes: 'Herald to Herald over loopback HTTP at the default 10 requests per second; the store on its H2 file; the source filled straight through the store '
+      notes: 'Herald to Herald over loopback HTTP at the default 10 requests per second, each Herald on its own store (an H2 file), one Temporal; the source filled straight through the store '
         + '(2 lists, 1 interest on a fifth of the contacts, a custom field value on a fifth, 1,000 suppressions); import_s = the same emails, names and city from a CSV '
         + '(POST /contacts/import with sourceRaw, the task polled every 100 ms) into a third account, after the migration',
     };

@@ -16,6 +16,9 @@ import type { DrainTuning } from '../core/transactional/drain';
 import { SendPriority } from '../core/sending/priority';
 import type { Config } from './config';
 
+/** How long a stopping worker waits for its running activities (a long one, a campaign's page, is cancelled after it and resumes from its checkpoint). */
+const SHUTDOWN_GRACE = '10 seconds';
+
 export interface WorkerParts {
   store: Store;
   relay: RelaySender;
@@ -41,10 +44,14 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bounceMailbox = config.relays?.feedback.mailbox;
   try {
+    const stopping = new AbortController();
     const worker = await Worker.create({
       connection,
       namespace: config.temporalNamespace,
       taskQueue: config.taskQueue,
+      // A stop lets running activities finish first: one cancelled between the relay's 250 and
+      // the outcome's record would send its message again on the next start (the SDK's default is 0).
+      shutdownGraceTime: SHUTDOWN_GRACE,
       ...(config.workflowBundle
         ? { workflowBundle: { codePath: config.workflowBundle } }
         : { workflowsPath: require.resolve('../workflows') }),
@@ -53,6 +60,7 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
         webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning, drainTuning: parts.drainTuning,
         priority: new SendPriority(config.campaignYieldMs),
         bounceMailbox, mailboxClient: imapMailboxClient({ tls: parts.bounceMailboxTls }), logger: parts.logger,
+        stopping: stopping.signal,
       }),
     });
     // The sweepers' schedules, created by whichever worker starts first (idempotent).
@@ -66,6 +74,7 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
       worker,
       run: () => (running ??= worker.run()),
       async close() {
+        stopping.abort();
         if (running) {
           if (worker.getState() === 'RUNNING') worker.shutdown();
           await running;

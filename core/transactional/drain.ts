@@ -50,6 +50,12 @@ export interface DrainControls extends SendControls {
   sentBy?: SentBy;
   /** Told every 2 s and at the end how many entries wait in the queue (the worker's gauge). */
   backlog?(entries: number): void;
+  /**
+   * The worker is stopping: the drain takes no more entries and, once its pages in flight are
+   * recorded, ends with `again` (the next drain runs on a worker that is up), so a stop waits for
+   * the messages being sent, not for the queue's idle time.
+   */
+  stopping?: AbortSignal;
 }
 
 export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = DRAIN_TUNING) {
@@ -139,7 +145,7 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
       for (;;) {
         if (controls.signal?.aborted) stop ??= new SendingStopped(controls.signal.reason);
         if (stop !== undefined) break;
-        if (Date.now() - started >= tuning.maxDrainMs) {
+        if (Date.now() - started >= tuning.maxDrainMs || controls.stopping?.aborted) {
           again = true;
           break;
         }

@@ -145,7 +145,7 @@ describe('GET /v2/openapi.json', () => {
     expect(Object.keys(parameters)).toEqual([
       'account', 'limit', 'offset', 'sortby', 'sortdir', 'q', 'filter[state]', 'filter[domain]', 'filter[interest]', 'filter[list]', 'state',
     ]);
-    expect(parameters.sortby.schema).toEqual({ type: 'string', enum: ['email', 'quality'], default: 'email' });
+    expect(parameters.sortby.schema).toEqual({ type: 'string', enum: ['email', 'quality', 'lastModified'], default: 'email' });
     expect(parameters.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 20 });
   });
 
