@@ -8,6 +8,27 @@ import { errors, fieldError, type FieldError, type ValidationCode } from '../cor
 export const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, removeAdditional: true });
 addFormats(ajv, ['email', 'date-time']);
 
+/**
+ * Form bodies carry every value as a string and a single value where JSON has an array
+ * (`tags=a`, as PHP clients send beside `tags[]=a`): they are validated with coercion to the
+ * schema's types ("30" → 30, "a" → ["a"]); JSON keeps its types.
+ */
+const formAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, removeAdditional: true, coerceTypes: 'array' });
+addFormats(formAjv, ['email', 'date-time']);
+
+/** The bodies readBody parsed from a form (api/middleware/body.ts). */
+const formBodies = new WeakSet<object>();
+
+export function markFormBody(body: object): void {
+  formBodies.add(body);
+}
+
+/** A route's copy of a body (trimmed, nulls dropped) validated as the body was: as a form's when it was one. */
+export function asBody<T extends object>(copy: T, body: unknown): T {
+  if (typeof body === 'object' && body !== null && formBodies.has(body)) formBodies.add(copy);
+  return copy;
+}
+
 /** Field errors of a failed ajv validation, the first per field. */
 export function fieldErrorsOf(list: ErrorObject[] | null | undefined): Record<string, FieldError> {
   const fields: Record<string, FieldError> = {};
@@ -36,8 +57,12 @@ export function isCompiledSchema(schema: object): boolean {
 
 /** A validator that returns the value typed, or throws VALIDATION_ERROR naming every bad field. */
 export function validator<T>(schema: object): (value: unknown) => T {
-  const validate = compile(schema);
+  const validateJson = compile(schema);
+  let validateForm: ReturnType<typeof formAjv.compile> | undefined;
   return (value) => {
+    const validate = typeof value === 'object' && value !== null && formBodies.has(value)
+      ? (validateForm ??= formAjv.compile(schema))
+      : validateJson;
     if (!validate(value)) throw errors.validation(fieldErrorsOf(validate.errors));
     return value as T;
   };

@@ -7,7 +7,7 @@ import {
 import { errors, fieldError, type FieldError } from '../../core/shared/errors';
 import type { ContactDoc, Store } from '../../adapters/store/store';
 import { accountResource } from '../openapi/operation';
-import { validator } from '../validation';
+import { asBody, validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
 import { parseListOptions, type ListSpec } from './list-options';
@@ -62,7 +62,7 @@ function idsOf(items: unknown[] | undefined, field: string, problems: Record<str
 
 /** The validated body as the domain's input; nulls mean absent. */
 function toInput(body: unknown, validate: (value: unknown) => RawContact): ContactInput {
-  const present: Record<string, unknown> = Object.fromEntries(Object.entries((body ?? {}) as object).filter(([, v]) => v !== null));
+  const present: Record<string, unknown> = asBody(Object.fromEntries(Object.entries((body ?? {}) as object).filter(([, v]) => v !== null)), body);
   if (typeof present.email === 'string') present.email = present.email.trim(); // pasted addresses carry spaces
   const raw = validate(present);
   const problems: Record<string, FieldError> = {};

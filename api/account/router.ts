@@ -28,6 +28,7 @@ import { statsRoutes } from './stats';
 import { suppressionRoutes } from './suppressions';
 import { taskRoutes } from './tasks';
 import { migrationRoutes } from './migrations';
+import { matchAccountRoutes } from './route-matching';
 import { templateRoutes } from './templates';
 import { userRoutes } from './users';
 import { webhookRoutes } from './webhooks';
@@ -80,5 +81,5 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   campaignLaunchRoutes(scoped, deps);
   campaignReportRoutes(scoped, deps.store);
   automationRoutes(scoped, deps);
-  return [loginRouter(deps.store), contactImportRouter(deps), campaignContentBodyRouter(deps.store), scoped];
+  return [loginRouter(deps.store), ...[contactImportRouter(deps), campaignContentBodyRouter(deps.store), scoped].map(matchAccountRoutes)];
 }

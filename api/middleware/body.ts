@@ -4,6 +4,7 @@ import type { Context, Next } from 'koa';
 import qs from 'qs';
 import { AppError, errors } from '../../core/shared/errors';
 import { httpErrors } from '../http-errors';
+import { markFormBody } from '../validation';
 import { checkJsonDepth, checkStructure, DEFAULT_LIMITS, LimitError, type StructureLimits } from '../../core/shared/limits';
 
 declare module 'koa' {
@@ -56,6 +57,8 @@ async function parse(ctx: Context, options: BodyOptions, limits: StructureLimits
     if (type === 'json') {
       checkJsonDepth(text, limits.maxDepth);
       const value = parseJson(text);
+      // `null` or a lone value is no request: refused, not read as an empty body (which some routes take as "everything").
+      if (value === null || typeof value !== 'object') throw errors.badRequest(`The JSON body must be an object, not ${value === null ? 'null' : typeof value}`);
       checkStructure(value, limits);
       return value;
     }
@@ -70,6 +73,7 @@ async function parse(ctx: Context, options: BodyOptions, limits: StructureLimits
       charset: 'utf-8',
     });
     checkStructure(value, limits);
+    markFormBody(value);
     return value;
   } catch (error) {
     if (error instanceof AppError) throw error;

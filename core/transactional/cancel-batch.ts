@@ -7,11 +7,16 @@
 // MongoDB; a scan on the embedded store, where this rare call can afford it).
 import { requestWorkflowCancel } from '../../adapters/temporal/client';
 import { workflowIds } from '../../adapters/temporal/contracts';
+import { errors, fieldError } from '../shared/errors';
 import type { AcceptDeps } from './accept';
+
+/** The longest batch id a filter or a cancel takes (a batch_code's is far shorter). */
+const MAX_BATCH_ID = 200;
 
 /** How many requests of the batch were asked to stop (0 when there is no such batch). */
 export async function cancelBatch(deps: AcceptDeps, account: string, batchId: string): Promise<number> {
-  if (!batchId.startsWith(`${account}_transactional_`) || batchId.length > 200) return 0;
+  if (batchId.length > MAX_BATCH_ID) throw errors.validation({ batch_id: fieldError('max_length_exceeded', `At most ${MAX_BATCH_ID} characters`) });
+  if (!batchId.startsWith(`${account}_transactional_`)) return 0;
   const requests = await deps.store.sendRequests
     .find({ account, batchId })
     .project<{ _id: string; launchAt?: Date }>({ _id: 1, launchAt: 1 })

@@ -259,6 +259,29 @@ describe('bodies and media types', () => {
     expect(xml.status).toBe(415);
     expect(((await xml.json()) as Json).error.type).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
+
+  it('reads a form\'s single value for an array (tags=a as tags[]=a) and its numbers as numbers, as PHP clients send them', async () => {
+    const single = await call('POST', `/v2/${acme.account}/lists`, { headers: bearer(acme.apiKey), form: 'name=Formed&tags=a' });
+    expect([single.status, single.body.data.tags]).toEqual([201, ['a']]);
+    const bracketed = await call('POST', `/v2/${acme.account}/lists`, { headers: bearer(acme.apiKey), form: 'name=Bracketed&tags[]=a&tags[]=b' });
+    expect([bracketed.status, bracketed.body.data.tags]).toEqual([201, ['a', 'b']]);
+    const interest = await call('POST', `/v2/${acme.account}/interests`, { headers: bearer(acme.apiKey), form: 'name=Formed&expirationDays=30' });
+    expect([interest.status, interest.body.data.expirationDays]).toEqual([201, 30]);
+    const notANumber = await call('POST', `/v2/${acme.account}/interests`, { headers: bearer(acme.apiKey), form: 'name=Bad&expirationDays=soon' });
+    expect([notANumber.status, notANumber.body.error.type]).toEqual([400, 'VALIDATION_ERROR']);
+    // JSON keeps its types: a string where an array is due is refused.
+    const json = await call('POST', `/v2/${acme.account}/lists`, { headers: bearer(acme.apiKey), json: { name: 'Json', tags: 'a' } });
+    expect(json.status).toBe(400);
+  });
+
+  it('refuses a JSON body of null (or a lone value) instead of reading it as empty: no export starts', async () => {
+    const tasksBefore = await herald.services.store.tasks.countDocuments({ account: acme.account });
+    for (const body of ['null', '"all"', '1']) {
+      const answer = await fetch(`${herald.baseUrl}/v2/${acme.account}/contacts/export`, { method: 'POST', headers: { ...bearer(acme.apiKey), 'content-type': 'application/json' }, body });
+      expect([body, answer.status, ((await answer.json()) as Json).error.type]).toEqual([body, 400, 'BAD_REQUEST']);
+    }
+    expect(await herald.services.store.tasks.countDocuments({ account: acme.account })).toBe(tasksBefore);
+  });
 });
 
 describe('paths and methods', () => {
@@ -267,6 +290,22 @@ describe('paths and methods', () => {
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('HEAD, GET, POST');
     expect(answer.body).toEqual({ href: `/v2/${acme.account}/users`, success: false, error: { status: 405, type: 'METHOD_NOT_ALLOWED', userMessage: expect.any(String) } });
+  });
+
+  it('offers in OPTIONS only the methods a path serves: /v2/login is not an account, /contacts/export is not a contact', async () => {
+    const options = async (path: string) => (await fetch(`${herald.baseUrl}${path}`, { method: 'OPTIONS', headers: bearer(acme.apiKey) })).headers.get('allow');
+    expect(await options('/v2/login')).toBe('POST');
+    expect(await options(`/v2/${acme.account}/contacts/export`)).toBe('POST');
+    expect(await options(`/v2/${acme.account}/contacts/1`)).toBe('HEAD, GET, PUT, DELETE');
+    const getLogin = await call('GET', '/v2/login', { headers: bearer(acme.apiKey) });
+    expect(getLogin.status).toBe(405);
+    expect(getLogin.headers.get('allow')).toBe('POST');
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const answer = await call(method, `/v2/${acme.account}/contacts/export`, { headers: bearer(acme.apiKey) });
+      expect([method, answer.status, answer.headers.get('allow')]).toEqual([method, 405, 'POST']);
+    }
+    // Not an account name (Herald's are lowercase letters and digits): no route, whatever the key.
+    expect((await call('GET', '/v2/openapi.json/users', { headers: bearer(acme.apiKey) })).status).toBe(404);
   });
 });
 

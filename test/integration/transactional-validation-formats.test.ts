@@ -189,6 +189,12 @@ describe('recipients: 1 to 1000', () => {
     expect(new Set(events.map((e) => e.track_type))).toEqual(new Set(['track.mail.dropped']));
   });
 
+  it('refuses to cancel a batch id past 200 characters (max_length_exceeded), and answers 0 requests for an unknown one', async () => {
+    const tooLong = await cancel('x'.repeat(201));
+    expect([tooLong.status, tooLong.body?.error?.type, tooLong.body?.error?.errors]).toEqual([400, 'validation_error', { batch_id: 'max_length_exceeded' }]);
+    expect((await cancel(batchOf('nosuchbatch'))).body).toEqual({ success: true, data: { batch_id: batchOf('nosuchbatch'), requests: 0 } });
+  });
+
   it('refuses 1001 with too_many_items', async () => {
     await expectRefused(valid(REFUSED, { recipients: many(1001, 'refused') }), { recipients: 'too_many_items' });
   });
