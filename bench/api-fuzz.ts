@@ -1,0 +1,125 @@
+// `npm run api-fuzz [-- --minutes N] [--seed S]`: Schemathesis (pinned, from PyPI into
+// .tools/schemathesis) drives every operation of Herald's OpenAPI document against a Herald
+// started as the benches start it (embedded store and Temporal, a counting relay, loopback only),
+// the account path parameter fixed to a fresh account and each security scheme given its key.
+// Bounded by --minutes (15 by default). Prints Schemathesis's own output on stderr and one JSON
+// summary on stdout; exits 1 on a 5xx or an answer outside the document (status, content type,
+// headers or body schema), 0 otherwise. Lives beside the benches because it shares their stack.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { quietTemporalRuntime } from '../adapters/temporal/runtime';
+import { schemathesisPath } from '../infra/python-tools';
+import { startBenchHerald, startBenchStack } from './herald-stack';
+import { log, runAllTeardowns, Teardown } from './support';
+
+/** What must hold: no server error, and every answer as the document says (status, type, headers, body). */
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_headers_conformance', 'response_schema_conformance'];
+
+/**
+ * Operations that end the run's own credentials when fuzzed (its user is id 1, the first an id
+ * parameter tries; its keys are the first too): left out, or every later call is a 401.
+ * test/integration/account-auth.test.ts and transactional-keys.test.ts cover them.
+ */
+const OWN_CREDENTIALS = ['updateUser', 'deleteUser', 'deleteUserKey', 'deleteTransactionalKey'];
+
+interface Options { minutes: number; seed?: number }
+
+function optionsOf(argv: string[]): Options {
+  const value = (name: string) => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const minutes = Number(value('--minutes') ?? 15);
+  if (!Number.isFinite(minutes) || minutes <= 0) throw new Error(`--minutes must be a positive number, not ${value('--minutes')}`);
+  const seed = value('--seed');
+  return { minutes, ...(seed !== undefined ? { seed: Number(seed) } : {}) };
+}
+
+/** Schemathesis's JSON run report, the parts read here. */
+interface RunReport {
+  exit_code: number;
+  running_time?: number;
+  operations: { total: number; selected: number; tested: number; errored: number; skipped: number };
+  test_cases: { generated: number; with_failures: number; unique_failures: number; errored: number };
+  failures: Array<{ type: string; code?: string; title: string; count: number; operations: string[] }>;
+  errors: Array<{ title: string; count: number }>;
+}
+
+export async function runApiFuzz(options: Options): Promise<{ summary: Record<string, unknown>; failed: boolean }> {
+  const st = await schemathesisPath();
+  const teardown = new Teardown();
+  try {
+    const stack = await startBenchStack('api-fuzz', teardown);
+    const bench = await startBenchHerald(stack, teardown);
+    const api = await bench.herald.apiServer();
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    teardown.defer('api', () => new Promise<void>((resolve) => { api.close(() => resolve()); }));
+    const baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+
+    const dir = teardown.tempDir('herald-api-fuzz-');
+    const reportFile = path.join(dir, 'report.json');
+    // The keys come from the environment (Schemathesis resolves ${…}): none is written to a file.
+    const config = path.join(dir, 'schemathesis.toml');
+    fs.writeFileSync(config, [
+      '[parameters]', `"path.account" = "${bench.account}"`, '',
+      // Every scheme an operation may use: a user's key works as Bearer, X-Auth-Token and ?token=.
+      '[auth.openapi.apiKey]', 'bearer = "${HERALD_FUZZ_API_KEY}"', '',
+      '[auth.openapi.authToken]', 'api_key = "${HERALD_FUZZ_API_KEY}"', '',
+      '[auth.openapi.tokenQuery]', 'api_key = "${HERALD_FUZZ_API_KEY}"', '',
+      '[auth.openapi.transactionalKey]', 'bearer = "${HERALD_FUZZ_TRANSACTIONAL_KEY}"', '',
+    ].join('\n'));
+    const args = [
+      '--config-file', config, 'run', `${baseUrl}/v2/openapi.json`, '--url', baseUrl,
+      '--checks', CHECKS.join(','), '--max-time', String(Math.round(options.minutes * 60)), '--workers', '2',
+      '--report', 'json', '--report-json-path', reportFile, '--no-color',
+      ...OWN_CREDENTIALS.flatMap((id) => ['--exclude-operation-id', id]),
+      ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
+    ];
+    log(`api-fuzz: Schemathesis against ${baseUrl} for ${options.minutes} min (account ${bench.account})`);
+    const exitCode = await new Promise<number>((resolve, reject) => {
+      const child = spawn(st, args, {
+        stdio: ['ignore', 2, 2], // its report on stderr: stdout is this run's JSON line
+        env: { ...process.env, HERALD_FUZZ_API_KEY: bench.apiKey, HERALD_FUZZ_TRANSACTIONAL_KEY: bench.transactionalKey },
+      });
+      child.on('error', reject);
+      child.on('exit', (code) => resolve(code ?? 1));
+    });
+    if (!fs.existsSync(reportFile)) throw new Error(`Schemathesis wrote no report (exit ${exitCode})`);
+    const report = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as RunReport;
+    const serverErrors = report.failures.filter((f) => f.code === 'not_a_server_error' || /server error/i.test(f.title));
+    const summary = {
+      scenario: 'api-fuzz',
+      minutes: options.minutes,
+      seed: options.seed ?? null,
+      running_time_s: report.running_time ?? null,
+      operations: report.operations,
+      test_cases: report.test_cases,
+      server_errors: serverErrors.reduce((n, f) => n + f.count, 0),
+      failures: report.failures.map((f) => ({ check: f.code ?? f.type, title: f.title, count: f.count, operations: f.operations })),
+      errors: report.errors,
+      schemathesis_exit_code: exitCode,
+    };
+    return { summary, failed: report.failures.length > 0 || report.errors.length > 0 };
+  } finally {
+    await teardown.run();
+  }
+}
+
+async function main(): Promise<void> {
+  quietTemporalRuntime();
+  const stop = () => { void runAllTeardowns().finally(() => process.exit(130)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const { summary, failed } = await runApiFuzz(optionsOf(process.argv.slice(2)));
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    process.exitCode = failed ? 1 : 0;
+  } catch (error) {
+    log(`api-fuzz: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 2;
+  }
+}
+
+if (require.main === module) void main();
