@@ -30,7 +30,7 @@ const readiness = {
 
 export const healthOperations: OperationSpec[] = [
   {
-    method: 'get', path: '/healthz', id: 'getHealth', tag: 'Service', auth: 'none', summary: 'The process is up',
+    method: 'get', path: '/healthz', id: 'getHealth', tag: 'Service', auth: 'none', summary: 'The process is up', offline: true,
     status: 200, response: 'Up', responseSchema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
   },
   {

@@ -21,7 +21,7 @@ export function metricsRouter(options: { token?: string }): Router {
 }
 
 export const metricsOperations: OperationSpec[] = [{
-  method: 'get', path: '/metrics', id: 'getMetrics', tag: 'Service', auth: 'none', summary: 'Prometheus metrics of this process',
+  method: 'get', path: '/metrics', id: 'getMetrics', tag: 'Service', auth: 'none', summary: 'Prometheus metrics of this process', offline: true,
   description: 'The Prometheus text format (every metric is described in the README). Open by default; when HERALD_METRICS_TOKEN is '
     + 'set, it asks for `Authorization: Bearer <token>` and answers 401 without it.',
   status: 200, response: 'The metrics', responseMediaType: 'text/plain; version=0.0.4', responseSchema: { type: 'string' }, errors: [401],

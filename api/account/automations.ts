@@ -138,7 +138,7 @@ export const automationOperations = accountResource('Automations', [
     method: 'post', path: '/v2/{account}/automations/{id}/activate', id: 'activateAutomation', summary: 'Enable an automation',
     description: 'Needs at least one email step (400 VALIDATION_ERROR on `steps` otherwise). `activation` grows by one and `activated` is now; '
       + 'an enabled automation is answered unchanged.',
-    permissions: ['automations:update'], status: 200, response: 'The automation, whole',
+    permissions: ['automations:update'], status: 200, response: 'The automation, whole', errors: [400],
   },
   {
     method: 'post', path: '/v2/{account}/automations/{id}/deactivate', id: 'deactivateAutomation', summary: 'Disable an automation and stop its runs',

@@ -89,22 +89,22 @@ export const campaignLaunchOperations = accountResource('Campaigns', [
   },
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/stop', id: 'stopCampaign', summary: 'Stop a scheduled campaign: back to DRAFT',
-    description: 'SCHEDULED or PENDING_APPROVAL only; its launch task is cancelled and nothing was sent.', permissions: launchPermission, status: 200, response: 'The campaign',
+    description: 'SCHEDULED or PENDING_APPROVAL only (400 otherwise); its launch task is cancelled and nothing was sent.', permissions: launchPermission, status: 200, response: 'The campaign', errors: [400],
   },
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/cancel', id: 'cancelCampaign', summary: 'Cancel a launched campaign',
-    description: 'SCHEDULED, PENDING_APPROVAL or SENDING → CANCELLED at once: nothing more is sent.', permissions: launchPermission, status: 200, response: 'The campaign',
+    description: 'SCHEDULED, PENDING_APPROVAL or SENDING → CANCELLED at once: nothing more is sent (400 in another state).', permissions: launchPermission, status: 200, response: 'The campaign', errors: [400],
   },
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/pause', id: 'pauseCampaign', summary: 'Pause a launch under way',
-    description: 'The state stays; `paused` becomes true and no further page of recipients is sent until resumed.', permissions: launchPermission, status: 200, response: 'The campaign',
+    description: 'The state stays; `paused` becomes true and no further page of recipients is sent until resumed (400 when no launch is under way).', permissions: launchPermission, status: 200, response: 'The campaign', errors: [400],
   },
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/resume', id: 'resumeCampaign', summary: 'Resume a paused launch',
-    permissions: launchPermission, status: 200, response: 'The campaign',
+    description: '400 when it is not paused.', permissions: launchPermission, status: 200, response: 'The campaign', errors: [400],
   },
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/resend-failed', id: 'resendCampaignFailed', summary: 'Send a SENT campaign again to the recipients whose message failed',
-    permissions: launchPermission, status: 200, response: 'The task, in `task`',
+    description: '400 unless the campaign is SENT.', permissions: launchPermission, status: 200, response: 'The task, in `task`', errors: [400],
   },
 ]);

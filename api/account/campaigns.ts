@@ -139,7 +139,7 @@ export const campaignOperations = accountResource('Campaigns', [
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/archive', id: 'archiveCampaign', summary: 'Archive a campaign',
     description: 'SENT or CANCELLED only (400 otherwise). `archived` becomes the date; the listing leaves it out unless `filter[archived]=true`.',
-    permissions: ['campaigns:update'], status: 200, response: 'The campaign, whole',
+    permissions: ['campaigns:update'], status: 200, response: 'The campaign, whole', errors: [400],
   },
   {
     method: 'post', path: '/v2/{account}/campaigns/{id}/unarchive', id: 'unarchiveCampaign', summary: 'Take a campaign out of the archive',

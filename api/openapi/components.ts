@@ -107,15 +107,12 @@ const PAGE_CONTENT = {
 };
 
 /** The error answer of one status, in the given shape. */
-export function errorResponse(status: number | 'default', shape: ErrorShape) {
+export function errorResponse(status: number, shape: ErrorShape) {
   const transactional = shape === 'transactional';
   const codes = Object.values(ErrorCode).filter((code) => HTTP_STATUS[code] === status);
   const types = codes.map((code) => (transactional ? TRANSACTIONAL_TYPES[code] : code));
-  const what = status === 'default'
-    ? 'An unexpected fault (500, its message names the request id) or the store or Temporal down (503, retry later)'
-    : shape === 'page' ? STATUS_TEXT[status] ?? 'Error' : `${STATUS_TEXT[status] ?? 'Error'}: ${types.map((t) => `\`${t}\``).join(' or ')}`;
-  const description = shape === 'page' ? `${what}, as an HTML page.` : shape === 'account-or-page' ? `${what} (an HTML page for a browser).`
-    : status === 'default' ? `${what}.` : what;
+  const what = shape === 'page' ? STATUS_TEXT[status] ?? 'Error' : `${STATUS_TEXT[status] ?? 'Error'}: ${types.map((t) => `\`${t}\``).join(' or ')}`;
+  const description = shape === 'page' ? `${what}, as an HTML page.` : shape === 'account-or-page' ? `${what} (an HTML page for a browser).` : what;
   const json = { 'application/json': { schema: ref(transactional ? 'TransactionalErrorResponse' : 'AccountErrorResponse') } };
   return {
     description,

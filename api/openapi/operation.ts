@@ -50,6 +50,8 @@ export interface OperationSpec {
   responses?: Record<number, { description: string; schema?: object }>;
   /** Error statuses beyond those the operation's auth, body, listing and path parameters imply. */
   errors?: number[];
+  /** Answers without the store or Temporal (the document, the console's files, liveness): never a 503. */
+  offline?: boolean;
 }
 
 export interface QueryParameter { name: string; schema: object; description: string }

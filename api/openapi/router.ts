@@ -20,7 +20,7 @@ export function openapiRouter(operations: OperationSpec[]): Router {
 }
 
 export const openapiOperations: OperationSpec[] = [{
-  method: 'get', path: '/v2/openapi.json', id: 'getOpenApiDocument', tag: 'Service', auth: 'none',
+  method: 'get', path: '/v2/openapi.json', id: 'getOpenApiDocument', tag: 'Service', auth: 'none', offline: true,
   summary: 'This OpenAPI 3.1 document', status: 200, response: 'The document', responseSchema: { type: 'object' },
 }];
 

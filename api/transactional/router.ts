@@ -91,8 +91,8 @@ export const sendOperations: OperationSpec[] = [{
   summary: 'Cancel every not-yet-sent request of a batch',
   description: 'A request waiting for its `launch_date` is not sent; one being sent stops before its next message. What was not sent is recorded '
     + 'as dropped (`track.mail.dropped`). Requests already sent are left as they are. The batch id is the `Herald-Batch-Id` of the send '
-    + '(`<account>_transactional_<batch_code or request id>`); an unknown one cancels nothing.',
-  status: 200, response: '`{"success": true, "data": {"batch_id", "requests"}}`: how many requests were asked to stop',
+    + '(`<account>_transactional_<batch_code or request id>`); an unknown one cancels nothing; one over 200 characters is a `validation_error`.',
+  status: 200, response: '`{"success": true, "data": {"batch_id", "requests"}}`: how many requests were asked to stop', errors: [400],
 }];
 
 /** The spec names application/json the only accepted type, and its error table has no 415. */
