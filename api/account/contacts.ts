@@ -234,18 +234,18 @@ export const contactOperations = accountResource('Contacts', [
     listing: { spec: LIST, q: 'the email' }, status: 200, response: 'A page of contacts: id, email, names, state, quality',
   },
   {
-    method: 'post', path: '/v2/{account}/contacts', id: 'createContact', summary: 'Create a contact', permissions: ['contacts:create'],
+    method: 'post', path: '/v2/{account}/contacts', id: 'createContact', nullMeansAbsent: 'top', summary: 'Create a contact', permissions: ['contacts:create'],
     description: 'Emails are trimmed and lowercased. A taken email is 409 `RESOURCE_EXISTS`, with `validationErrors.email` and the existing `data.id`.',
     body: createSchema, status: 200, response: record, errors: [409],
   },
   {
-    method: 'post', path: '/v2/{account}/lists/{listId}/contacts', id: 'upsertContactIntoList', summary: 'Create or update a contact, and add it to the list',
+    method: 'post', path: '/v2/{account}/lists/{listId}/contacts', id: 'upsertContactIntoList', nullMeansAbsent: 'top', summary: 'Create or update a contact, and add it to the list',
     description: 'Updates the contact with that email when there is one.', permissions: ['contacts:create', 'contacts:update'],
     body: createSchema, status: 200, response: record,
   },
   { method: 'get', path: '/v2/{account}/contacts/{ref}', id: 'getContact', summary: 'A contact', permissions: ['contacts:list'], status: 200, response: record },
   {
-    method: 'put', path: '/v2/{account}/contacts/{ref}', id: 'updateContact', summary: 'Change a contact',
+    method: 'put', path: '/v2/{account}/contacts/{ref}', id: 'updateContact', nullMeansAbsent: 'top', summary: 'Change a contact',
     description: 'An `interests` or `lists` array replaces the contact\'s own. The email cannot change.', permissions: ['contacts:update'],
     body: updateSchema, status: 200, response: changed,
   },

@@ -8,7 +8,7 @@ import { isTransactionalPath } from '../render';
 import { errorResponse, PAGE_ANSWER, ref, schemas, securitySchemes, type ErrorShape, type SecurityScheme } from './components';
 import type { Auth, OperationSpec } from './operation';
 import { listingParameters, pathParameters } from './parameters';
-import { toDocumentSchema } from './schemas';
+import { toDocumentSchema, withNullAsAbsent } from './schemas';
 
 const SECURITY: Record<Auth, SecurityScheme[]> = {
   account: ['apiKey', 'authToken', 'tokenQuery'],
@@ -85,10 +85,12 @@ function toOperation(operation: OperationSpec, components: Components): object {
 }
 
 function requestBody(operation: OperationSpec, body: object, transactional: boolean, components: Components) {
-  const schema = toDocumentSchema(body, components.schemas);
+  const converted = toDocumentSchema(body, components.schemas);
+  const schema = operation.nullMeansAbsent ? withNullAsAbsent(converted, operation.nullMeansAbsent) : converted;
   const types = operation.bodyTypes ?? (transactional ? ['json'] : ['json', 'form']);
   const required = (body as { required?: unknown[] }).required;
   return {
+    description: `Properties the schema does not name are ignored${operation.nullMeansAbsent ? '; `null` is the same as leaving a property out' : ''}.`,
     required: Array.isArray(required) && required.length > 0,
     content: Object.fromEntries(types.map((type) => [MEDIA_TYPES[type], { schema }])),
   };

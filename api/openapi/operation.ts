@@ -27,6 +27,8 @@ export interface OperationSpec {
   access?: string;
   /** The schema object the route's validator was compiled from (not a copy). */
   body?: object;
+  /** The route takes `null` as absent in its body: at the top level, or at every depth of objects (the send). */
+  nullMeansAbsent?: 'top' | 'every';
   /** Media types of the body; by default JSON under /v1, JSON and form elsewhere (as readBody reads them). */
   bodyTypes?: BodyType[];
   /** A file upload instead of a body: `multipart/form-data` with the file in the part `field`. */

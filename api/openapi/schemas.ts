@@ -35,6 +35,10 @@ function convert(schema: unknown, components: Record<string, object>, at: string
       for (const [name, def] of Object.entries(value as Schema)) addComponent(components, name, convert(def, components, `${here}/${name}`) as object);
     } else if (keyword === '$ref') {
       out.$ref = rewriteRef(String(value), here);
+    } else if (keyword === 'additionalProperties' && value === false) {
+      // ajv validates with removeAdditional: a property the schema does not name is dropped, not
+      // refused, so the document does not say it is refused (the request body's description says so).
+      continue;
     } else if (ONE.includes(keyword)) {
       if (Array.isArray(value)) throw new Error(`OpenAPI: ${here} is a tuple, which 2020-12 writes as prefixItems`);
       out[keyword] = convert(value, components, here);
@@ -61,4 +65,36 @@ function addComponent(components: Record<string, object>, name: string, schema: 
     throw new Error(`OpenAPI: two different schemas are both named ${name}`);
   }
   components[name] = schema;
+}
+
+/**
+ * A request body schema as a route that takes `null` as absent reads it: every optional property
+ * also takes `null` (at the top level, or at every depth of objects). Required ones do not: null
+ * there is the same "missing" as leaving them out.
+ */
+export function withNullAsAbsent(schema: object, depth: 'top' | 'every'): object {
+  return nullable(schema as Schema, depth === 'every', true);
+}
+
+function nullable(schema: Schema, deep: boolean, here: boolean): Schema {
+  const out: Schema = { ...schema };
+  if (here && schema.properties) {
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    out.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, Schema>).map(([name, property]) => {
+      const inner = deep ? nullable(property, true, true) : property;
+      return [name, required.has(name) ? inner : orNull(inner)];
+    }));
+  }
+  if (deep && typeof schema.items === 'object' && schema.items !== null) out.items = nullable(schema.items as Schema, true, true);
+  for (const keyword of LIST) {
+    if (deep && Array.isArray(schema[keyword])) out[keyword] = (schema[keyword] as Schema[]).map((s) => nullable(s, true, true));
+  }
+  return out;
+}
+
+function orNull(schema: Schema): Schema {
+  const { type } = schema;
+  if (typeof type === 'string' && !('enum' in schema) && !('const' in schema)) return { ...schema, type: [type, 'null'] };
+  if (Array.isArray(type) && !('enum' in schema) && !('const' in schema)) return type.includes('null') ? schema : { ...schema, type: [...type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
 }

@@ -58,7 +58,7 @@ export function transactionalRouter(deps: TransactionalDeps): Router {
 }
 
 export const sendOperations: OperationSpec[] = [{
-  method: 'post', path: '/v1/mail/send', id: 'sendMail', tag: 'Transactional', auth: 'transactional',
+  method: 'post', path: '/v1/mail/send', id: 'sendMail', tag: 'Transactional', auth: 'transactional', nullMeansAbsent: 'every',
   summary: 'Send a message to one or more recipients',
   description: [
     'Accepted once recorded and handed to Temporal; delivery follows. The body must be `application/json`, 10 MB at most.',
