@@ -19,10 +19,11 @@ const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_c
 
 /**
  * Operations that end the run's own credentials when fuzzed (its user is id 1, the first an id
- * parameter tries; its keys are the first too): left out, or every later call is a 401.
- * test/integration/account-auth.test.ts and transactional-keys.test.ts cover them.
+ * parameter tries; its keys are the first too; the custom triggers' address): left out, or every
+ * later call is a 401. test/integration/account-auth.test.ts, transactional-keys.test.ts and
+ * triggers-intake.test.ts cover them.
  */
-const OWN_CREDENTIALS = ['updateUser', 'deleteUser', 'deleteUserKey', 'deleteTransactionalKey'];
+const OWN_CREDENTIALS = ['updateUser', 'deleteUser', 'deleteUserKey', 'deleteTransactionalKey', 'activateCustomTriggers', 'rotateCustomTriggers', 'deactivateCustomTriggers'];
 
 interface Options { minutes: number; seed?: number }
 
@@ -58,6 +59,12 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
     teardown.defer('api', () => new Promise<void>((resolve) => { api.close(() => resolve()); }));
     const baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 
+    // The custom triggers' address, so their intake is fuzzed past its credential check.
+    const activated = await fetch(`${baseUrl}/v2/${bench.account}/integrations/customtriggers/activate`, { method: 'POST', headers: { authorization: `Bearer ${bench.apiKey}` } });
+    const triggerUrl = String(((await activated.json()) as { data?: { trigger_url?: string } }).data?.trigger_url);
+    const [, credentialA, credentialB] = /\/init\/([^/]+)\/([^/]+)$/.exec(triggerUrl) ?? [];
+    if (!credentialA || !credentialB) throw new Error(`no custom trigger address (${activated.status} ${triggerUrl})`);
+
     const dir = teardown.tempDir('herald-api-fuzz-');
     const reportFile = path.join(dir, 'report.json');
     // The keys come from the environment (Schemathesis resolves ${…}): none is written to a file.
@@ -69,6 +76,10 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
       '[auth.openapi.authToken]', 'api_key = "${HERALD_FUZZ_API_KEY}"', '',
       '[auth.openapi.tokenQuery]', 'api_key = "${HERALD_FUZZ_API_KEY}"', '',
       '[auth.openapi.transactionalKey]', 'bearer = "${HERALD_FUZZ_TRANSACTIONAL_KEY}"', '',
+      // Both keys are bearer schemes: Schemathesis gives the account key to every operation, so the transactional ones get theirs here.
+      '[[operations]]', 'include-tag = "Transactional"', 'headers = { Authorization = "Bearer ${HERALD_FUZZ_TRANSACTIONAL_KEY}" }', '',
+      '[[operations]]', 'include-operation-id = "postTriggerEvent"',
+      'parameters = { "path.credentialA" = "${HERALD_FUZZ_TRIGGER_A}", "path.credentialB" = "${HERALD_FUZZ_TRIGGER_B}" }', '',
     ].join('\n'));
     const args = [
       '--config-file', config, 'run', `${baseUrl}/v2/openapi.json`, '--url', baseUrl,
@@ -81,7 +92,10 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
     const exitCode = await new Promise<number>((resolve, reject) => {
       const child = spawn(st, args, {
         stdio: ['ignore', 2, 2], // its report on stderr: stdout is this run's JSON line
-        env: { ...process.env, HERALD_FUZZ_API_KEY: bench.apiKey, HERALD_FUZZ_TRANSACTIONAL_KEY: bench.transactionalKey },
+        env: {
+          ...process.env, HERALD_FUZZ_API_KEY: bench.apiKey, HERALD_FUZZ_TRANSACTIONAL_KEY: bench.transactionalKey,
+          HERALD_FUZZ_TRIGGER_A: credentialA, HERALD_FUZZ_TRIGGER_B: credentialB,
+        },
       });
       child.on('error', reject);
       child.on('exit', (code) => resolve(code ?? 1));
