@@ -64,17 +64,20 @@ test('create a campaign with MJML content, preview it, send a test, launch it to
   await page.getByLabel('Format').selectOption('mjml');
   await page.getByLabel('MJML body').fill('<mjml><mj-head><mj-attributes><mj-all font-family="Arial, sans-serif" /></mj-attributes></mj-head><mj-body><mj-section><mj-column><mj-text>Spring offers for ${contact.email}</mj-text>'
     + '<mj-button href="https://example.com/spring">See the offers</mj-button></mj-column></mj-section></mj-body></mjml>');
+  // The first MJML render loads mjml in the API process (seconds on a busy machine): the waits on
+  // the preview and the save are safety nets, not measures (Playwright's 5 s default was missed once).
+  const rendered = { timeout: 30_000 };
   const preview = page.locator('iframe[title="Preview of the message"]');
-  await expect(preview).toHaveAttribute('sandbox', '');
-  await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible();
-  await expect(page.getByText('Subject as received: Our spring sale')).toBeVisible();
+  await expect(preview).toHaveAttribute('sandbox', '', rendered);
+  await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible(rendered);
+  await expect(page.getByText('Subject as received: Our spring sale')).toBeVisible(rendered);
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByText('Saved: the MJML compiled.')).toBeVisible();
+  await expect(page.getByText('Saved: the MJML compiled.')).toBeVisible(rendered);
   // Reopened, it is MJML again (its source, not the HTML it compiled to).
   await page.reload();
   await expect(page.getByLabel('Format')).toHaveValue('mjml');
   await expect(page.getByLabel('MJML body')).toHaveValue(/^<mjml><mj-head>/);
-  await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible();
+  await expect(page.frameLocator('iframe[title="Preview of the message"]').getByText(/Spring offers for/)).toBeVisible(rendered);
   await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
   await checkPage(page, 'campaign-content');
 
