@@ -9,7 +9,7 @@ import { MAX_TEST_ADDRESSES } from '../../core/campaigns/send-test';
 import { isEmailAddress } from '../../core/shared/email-address';
 import { errors, fieldError, type FieldError } from '../../core/shared/errors';
 import { MAX_SUBJECT_LENGTH } from '../../core/content/templates';
-import { validator } from '../validation';
+import { asBody, validator } from '../validation';
 import { parseTimestamp } from './activity-query';
 import { description, name } from './schemas';
 
@@ -63,7 +63,7 @@ function withoutEmptyMembers(value: unknown): unknown {
 export function prepare(body: unknown, upper: string[]): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest('The body must be an object');
-  const out = withoutEmptyMembers(body) as Record<string, unknown>;
+  const out = asBody(withoutEmptyMembers(body) as Record<string, unknown>, body);
   for (const key of upper) if (typeof out[key] === 'string') out[key] = (out[key] as string).trim().toUpperCase();
   return out;
 }

@@ -14,7 +14,7 @@ import { createPoster } from '../../core/webhooks/post';
 import { MAX_REPLAY_EVENTS, replayDiscarded } from '../../core/webhooks/replay';
 import { MAX_URL_LENGTH } from '../../core/webhooks/url-policy';
 import { accountResource } from '../openapi/operation';
-import { validator } from '../validation';
+import { asBody, validator } from '../validation';
 import { requirePermission } from './auth';
 import { reply, replyPage } from './envelope';
 import { parseListOptions, type ListSpec } from './list-options';
@@ -53,7 +53,7 @@ const validateReplay = validator<{ track_ids: string[] }>(replaySchema);
 /** A form sends every value as a string: `events=a,b` and `enabled=false` read like their JSON forms. */
 function fromForm(body: unknown): unknown {
   if (typeof body !== 'object' || body === null) return body ?? {};
-  const raw = { ...(body as Record<string, unknown>) };
+  const raw = asBody({ ...(body as Record<string, unknown>) }, body);
   if (typeof raw.events === 'string') raw.events = raw.events.split(',').map((t) => t.trim()).filter((t) => t !== '');
   return raw;
 }

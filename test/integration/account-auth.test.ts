@@ -267,6 +267,9 @@ describe('bodies and media types', () => {
     expect([bracketed.status, bracketed.body.data.tags]).toEqual([201, ['a', 'b']]);
     const interest = await call('POST', `/v2/${acme.account}/interests`, { headers: bearer(acme.apiKey), form: 'name=Formed&expirationDays=30' });
     expect([interest.status, interest.body.data.expirationDays]).toEqual([201, 30]);
+    // Routes that tidy the body before validating it (campaigns, contacts, webhooks) read forms the same way.
+    const campaign = await call('POST', `/v2/${acme.account}/campaigns`, { headers: bearer(acme.apiKey), form: 'name=Formed&tags=news' });
+    expect([campaign.status, campaign.body.data.tags]).toEqual([200, ['news']]);
     const notANumber = await call('POST', `/v2/${acme.account}/interests`, { headers: bearer(acme.apiKey), form: 'name=Bad&expirationDays=soon' });
     expect([notANumber.status, notANumber.body.error.type]).toEqual([400, 'VALIDATION_ERROR']);
     // JSON keeps its types: a string where an array is due is refused.
