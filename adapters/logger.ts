@@ -1,7 +1,15 @@
 import pino from 'pino';
 
-/** JSON logs. Secrets never reach them: auth headers and passwords are redacted by path. */
+/**
+ * JSON logs on stdout. Secrets never reach them: auth headers and passwords are redacted by path.
+ * A line that cannot be written (stdout a file on a full disk, a closed pipe) is dropped: pino's
+ * stream would otherwise throw its write error and end the process, so a full log disk took the
+ * API, the SMTP listener and the worker down with it (`npm run soak`'s disk episode). Writing
+ * resumes with the lines still buffered once the disk has room.
+ */
 export function createLogger(level: string, name = 'herald') {
+  const destination = pino.destination({ dest: 1, sync: true });
+  destination.on('error', () => undefined);
   return pino({
     name,
     level,
@@ -9,7 +17,7 @@ export function createLogger(level: string, name = 'herald') {
       paths: ['req.headers.authorization', 'headers.authorization', 'password', '*.password', 'apiKey', 'transactionalKey'],
       censor: '[redacted]',
     },
-  });
+  }, destination);
 }
 
 export type Logger = pino.Logger;
