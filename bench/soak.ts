@@ -84,6 +84,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
     const contacts = newContactsRecord();
     const campaigns: SoakCampaign[] = [];
     const campaignStates = new Map<number, string>();
+    const launchFailures: string[] = [];
     const loads = [
       httpSends(ctx, HTTP_SENDS_PER_S, streamOf(options.seed, 'http')),
       smtpSends(ctx, SMTP_SENDS_PER_S),
@@ -104,7 +105,15 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
         if (wait > 0) await sleep(wait);
         if (Date.now() + 30_000 >= stopAt) break;
         const planned: CampaignPlan = n === 1 ? 'pause-resume' : n === 2 ? 'cancel' : 'plain';
-        const campaign = await launchCampaign(ctx, listId, n, planned);
+        let campaign: SoakCampaign;
+        try {
+          campaign = await launchCampaign(ctx, listId, n, planned);
+        } catch (error) {
+          // Counted against the run: a campaign a marketer could not launch while Herald was up.
+          launchFailures.push((error as Error).message);
+          log(`soak: ${(error as Error).message}`);
+          continue;
+        }
         campaigns.push(campaign);
         log(`soak: campaign ${campaign.id} launched (${planned})`);
         interfering.push(interfere(ctx, sink, campaign, CONTACTS).catch((error) => log(`soak: campaign ${campaign.id}: ${(error as Error).message}`)));
@@ -216,7 +225,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       duplicates_over_bound: mail.duplicatesOverBound,
       kills: plan.kills.length,
       disk_full_survived: diskOutcome.survived,
-      campaigns_unfinished: campaignsUnfinished,
+      campaigns_unfinished: campaignsUnfinished + launchFailures.length,
       webhook_events_lost: webhook.missing.length,
     };
     const extra = {
@@ -241,7 +250,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       sink_messages: sink.total(),
       faults: faults.map((f) => ({ at_s: Math.round((f.at - startedAt) / 1000), target: f.target, in_flight_bound: f.inFlightBound, duplicates: f.duplicates })),
       disk_episode: diskOutcome.note,
-      campaigns: campaignRows,
+      campaigns: campaignRows, campaign_launch_failures: launchFailures,
       webhook_events: webhook.events, webhook_delivered: receiver.received.size, webhook_discarded: webhook.discarded,
       webhook_repeats: receiver.repeats, webhook_requests: receiver.requests, webhook_refused_on_purpose: receiver.refused, webhook_bad_signatures: receiver.badSignatures,
       tracking_hits: tracking.hits, tracking_checked: trackingCheck.checked, tracking_mismatched: trackingCheck.mismatched,

@@ -62,7 +62,7 @@ export class Fleet {
       PATH: process.env.PATH, NODE_ENV: 'production', HERALD_DATA_DIR: dir, MONGODB_URI: mongodbUri, TEMPORAL_ADDRESS: temporalAddress,
       SMTP_RELAY_URL: relayUrl, HERALD_BIND_HOST: HOST, HERALD_API_PORT: String(apiPort), HERALD_SMTP_PORT: String(smtpPort),
       HERALD_PUBLIC_URL: `http://${HOST}:${apiPort}`, HERALD_WEBHOOK_ALLOW_PRIVATE: '1', HERALD_MTA_HOST: 'mx.soak.test',
-      HERALD_WORKER_METRICS_PORT: String(workerMetricsPort), HERALD_LOG_LEVEL: 'warn',
+      HERALD_WORKER_METRICS_PORT: String(workerMetricsPort), HERALD_LOG_LEVEL: 'info',
     };
     const fleet = new Fleet(dir, { apiUrl: `http://${HOST}:${apiPort}`, smtpPort, mongodbUri, temporalAddress, env });
     const node = (name: ProcessName, script: string, port: number, flags: readonly string[] = []) => async (): Promise<Running> => {
