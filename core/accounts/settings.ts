@@ -17,7 +17,7 @@ export interface AccountSettings {
   senderDomains: string[];
   /** Custom trigger events accepted per clock hour (the spec: 200); more are refused (TOO_MANY_REQUESTS) and discarded. */
   triggerHourlyLimit: number;
-  /** Days request bodies and message events are kept (core/retention/policy.ts: 1 to 3650, 45 by default). */
+  /** Days request bodies and message events are kept (core/retention/policy.ts: 7 to 3650, 45 by default). */
   retentionDays: number;
 }
 

@@ -1,6 +1,6 @@
 // An account's retention through the account API: GET /v2/{account} shows it (45 days by
 // default) in its documented shape; PUT /v2/{account}/retention changes it (JSON or form), refuses
-// what is not a whole number of days from 1 to 3650 with VALIDATION_ERROR, and needs account:update;
+// what is not a whole number of days from 7 to 3650 with VALIDATION_ERROR, and needs account:update;
 // the activity says how far back it reaches. And the retention schedule, run through Temporal,
 // prunes an account's history older than its retention.
 import Ajv2020 from 'ajv/dist/2020';
@@ -52,12 +52,12 @@ describe('the retention setting', () => {
     expect(documented('setRetention', set.body)).toBe(true);
     expect((await call('GET', '')).body.data.retention).toEqual({ days: 30 });
     expect((await call('PUT', '/retention', { form: 'days=3650' })).body.data).toEqual({ days: 3650 });
-    expect((await call('PUT', '/retention', { json: { days: 1 } })).body.data).toEqual({ days: 1 });
-    expect((await call('GET', '/retention')).body.data).toEqual({ days: 1 });
+    expect((await call('PUT', '/retention', { json: { days: 7 } })).body.data).toEqual({ days: 7 });
+    expect((await call('GET', '/retention')).body.data).toEqual({ days: 7 });
   });
 
   it.each([
-    [{ days: 0 }], [{ days: 3651 }], [{ days: 1.5 }], [{ days: '30 days' }], [{ days: null }], [{}],
+    [{ days: 0 }], [{ days: 6 }], [{ days: 3651 }], [{ days: 1.5 }], [{ days: '30 days' }], [{ days: null }], [{}],
   ])('refuses %j with VALIDATION_ERROR naming days', async (body) => {
     const answer = await call('PUT', '/retention', { json: body });
     expect(answer.status).toBe(400);
