@@ -181,7 +181,7 @@ describe('what stays whatever its age', () => {
     const [delivered, late, retried] = [1, 2, 3].map((n) => transactional(acme.account, 'w1', n, OLD));
     const retriedOpen = eventOf(retried, 'track.mail.opened', OLD + 3_600_000);
     const lateOpen = eventOf(late, 'track.mail.opened', OLD + 2 * DAY);
-    await storeHistory(store, [outcomeOf(delivered), outcomeOf(late), lateOpen, outcomeOf(retried), retriedOpen]);
+    await storeHistory(store, [outcomeOf(delivered), outcomeOf(late), lateOpen, outcomeOf(retried), retriedOpen], [requestOf(acme.account, 'w1', OLD - 60_000, ['r1@example.net', 'r2@example.net', 'r3@example.net'])]);
     await store.webhookRetries.insertOne({
       _id: 'retry-1', account: acme.account, endpointId: 1, eventIds: [retriedOpen._id], dueAt: new Date(NOW + 60_000), leaseUntil: new Date(0),
     });
@@ -189,11 +189,14 @@ describe('what stays whatever its age', () => {
     await prune();
     expect(await eventCounts(store, acme.account, [delivered.mailId, late.mailId, retried.mailId]))
       .toEqual({ [delivered.mailId]: 0, [late.mailId]: 2, [retried.mailId]: 2 });
+    // Its request stays while messages of it do.
+    expect(await requestIds(acme)).toContain(requestIdOf(acme.account, 'w1'));
     // Once delivered (the cursor past them, the retry done), they go.
     await store.webhooks.updateOne({ _id: `${acme.account}:1` }, { $set: { cursor: idAt(NOW) } });
     await store.webhookRetries.deleteOne({ _id: 'retry-1' });
     await prune();
     expect(await eventCounts(store, acme.account, [late.mailId, retried.mailId])).toEqual({ [late.mailId]: 0, [retried.mailId]: 0 });
+    expect(await requestIds(acme)).not.toContain(requestIdOf(acme.account, 'w1'));
   });
 });
 
