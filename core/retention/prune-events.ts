@@ -4,6 +4,9 @@
 // completes them with the rest of those messages' events (a late open), and a message's counts are
 // taken whole (./rollup-writer.ts) before its events go.
 //
+// Events of a message pruned already (stored since, by a tracking hit its process still knew the
+// message for) go uncounted: its counts were taken with it.
+//
 // A message stays, whatever its age, while something may still need its events:
 // - its request is still in its account's send queue (a resumed send skips what the ledger shows sent);
 // - its campaign is being sent, or resent (a resend reads the earlier rounds' ledger rows);
@@ -86,18 +89,25 @@ export async function pruneEvents(store: Store, scope: PruneScope, controls: Pru
     const byMail = new Map<string, ReadEvent[]>();
     for (const event of events) byMail.set(event.mail_id, [...(byMail.get(event.mail_id) ?? []), event]);
     const page: ReadEvent[] = [];
+    const counted: ReadEvent[] = [];
     for (const [mailId, ofMail] of byMail) {
-      if (mustStay(ofMail, guards, sinceIso)) kept.add(mailId);
-      else page.push(...ofMail);
+      if (mustStay(ofMail, guards, sinceIso)) {
+        kept.add(mailId);
+        continue;
+      }
+      page.push(...ofMail);
+      // A message's ledger row is its first event: events without it were stored after the message
+      // was pruned (a hit served from a process's cache), and are not counted twice.
+      if (ofMail.some((event) => event._ledger !== undefined)) counted.push(...ofMail);
     }
-    if (page.length > 0) await removePage(store, account, holder, page);
+    if (page.length > 0) await removePage(store, account, holder, page, counted);
     return page.length;
   });
 }
 
 /** Records the page as pending, then removes it (./hold.ts: a pruner that stops midway leaves it to the next). */
-async function removePage(store: Store, account: string, holder: string, events: ReadEvent[]): Promise<void> {
-  const pending: PendingPage = { page: new ObjectId().toHexString(), ids: events.map((event) => event._id), rollups: rollupsOf(account, events) };
+async function removePage(store: Store, account: string, holder: string, events: ReadEvent[], counted: ReadEvent[]): Promise<void> {
+  const pending: PendingPage = { page: new ObjectId().toHexString(), ids: events.map((event) => event._id), rollups: rollupsOf(account, counted) };
   await recordPending(store, account, holder, pending);
   await finishPage(store, account, pending);
 }

@@ -135,6 +135,10 @@ describe('pruning an account\'s history', () => {
     // Pruning again removes nothing and counts nothing twice.
     expect((await prune()).events).toBe(0);
     expect(await reports(acme, 5, automation(acme.account))).toEqual(after);
+    // A hit recorded for a pruned message (a process still had its ledger row cached) goes uncounted.
+    await storeHistory(store, [eventOf(old[0], 'track.mail.first_opened', NOW - 60_000), eventOf(old[3], 'track.mail.opened', NOW - 60_000)]);
+    expect((await prune()).events).toBe(2);
+    expect(await reports(acme, 5, automation(acme.account))).toEqual(after);
   });
 
   it('takes a longer history away once the clock passes it', async () => {
