@@ -8,9 +8,10 @@ import { createCampaignActivities, type CampaignActivityDeps } from './campaigns
 import { createSendActivities, type SendActivityDeps } from './sending';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createBounceMailboxActivities, type BounceMailboxActivityDeps } from './bounce-mailbox';
+import { createRetentionActivities, type RetentionActivityDeps } from './retention';
 
-/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?, drainTuning?), the webhooks' and the bounce mailbox's. */
-export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps, SendActivityDeps, BounceMailboxActivityDeps {}
+/** The worker's settings: the sending groups' (store, transport, mtaHost, publicUrl, bounceDomain?, campaignTuning?, drainTuning?), the webhooks', the bounce mailbox's and retention's. */
+export interface ActivityDeps extends WebhookActivityDeps, CampaignActivityDeps, SendActivityDeps, BounceMailboxActivityDeps, RetentionActivityDeps {}
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createCampaignActivities(deps),
     ...createAutomationActivities(deps),
     ...createBounceMailboxActivities(deps),
+    ...createRetentionActivities(deps),
   };
 }

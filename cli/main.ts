@@ -9,12 +9,13 @@ import type { Store } from '../adapters/store/store';
 import { openStoreForCli } from './store-access';
 import { MIGRATE_USAGE, migrateCommand, parseMigrateOptions } from './migrate';
 import { MigrationRefused } from '../core/migration/run';
+import { DEFAULT_RETENTION_DAYS, isRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/retention/policy';
 
 const USAGE = `Usage:
   herald account create <name>          create an account; prints {"account","apiKey","transactionalKey"}
   herald account set <name> [--attachments on|off] [--monthly-limit <n>|none]
                      [--sender-domain <domain>]... [--no-sender-domains]
-                     [--trigger-hourly-limit <n>]
+                     [--trigger-hourly-limit <n>] [--retention-days <n>]
                                         change the account's sending policy; prints its settings
   herald account show <name>            print the account's settings as JSON (never its keys)
   herald user create <account> <email>  create a user with every permission and a new password;
@@ -28,7 +29,9 @@ Settings: --attachments on lets transactional sends carry attachments (off by de
 limit, the default); --sender-domain, repeatable, replaces the list of domains a send's From
 may use with the ones given (exact domains: list a subdomain to allow it), and
 --no-sender-domains clears it (no list: any From address); --trigger-hourly-limit sets how many
-custom trigger events are accepted per clock hour in UTC (200 by default; 0 refuses them all).
+custom trigger events are accepted per clock hour in UTC (200 by default; 0 refuses them all);
+--retention-days sets how many days request bodies and message events are kept (${MIN_RETENTION_DAYS} to
+${MAX_RETENTION_DAYS}, ${DEFAULT_RETENTION_DAYS} by default; pruned every hour, counts kept).
 Options not given stay as they are.
 The command uses MONGODB_URI, else the store of a running \`npm start\` for HERALD_DATA_DIR,
 else starts that data folder's embedded store for the duration of the command.`;
@@ -82,7 +85,7 @@ function parseSettingsOptions(options: string[]): Partial<AccountSettings> {
   const seen = new Set<string>();
   for (let i = 0; i < options.length; i += 1) {
     const option = options[i];
-    const takesValue = ['--attachments', '--monthly-limit', '--sender-domain', '--trigger-hourly-limit'].includes(option);
+    const takesValue = ['--attachments', '--monthly-limit', '--sender-domain', '--trigger-hourly-limit', '--retention-days'].includes(option);
     if (!takesValue && option !== '--no-sender-domains') throw new UsageError(`unknown option for account set: ${option}`);
     if (option !== '--sender-domain' && seen.has(option)) throw new UsageError(`${option} is given twice`);
     seen.add(option);
@@ -99,6 +102,12 @@ function parseSettingsOptions(options: string[]): Partial<AccountSettings> {
       case '--trigger-hourly-limit':
         if (!/^\d{1,15}$/.test(value!)) throw new UsageError(`--trigger-hourly-limit takes a whole number of events, not ${value}`);
         change.triggerHourlyLimit = Number(value);
+        break;
+      case '--retention-days':
+        if (!/^\d{1,5}$/.test(value!) || !isRetentionDays(Number(value))) {
+          throw new UsageError(`--retention-days takes a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, not ${value}`);
+        }
+        change.retentionDays = Number(value);
         break;
       case '--sender-domain': {
         const domain = normaliseDomain(value!);

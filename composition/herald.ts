@@ -25,6 +25,7 @@ import type { CampaignTuning } from '../adapters/temporal/contracts';
 import { optinSettings } from '../core/optin/mail';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
 import type { DrainTuning } from '../core/transactional/drain';
+import type { PruneTuning } from '../core/retention/pages';
 import type { SmtpOptions } from '../smtp/server';
 import type { Config } from './config';
 import { loadConsoleAssets } from '../api/console/assets';
@@ -41,6 +42,8 @@ export interface HeraldTuning {
   campaignTuning?: Partial<CampaignTuning>;
   /** Paging and idling of the send queues' drains. */
   drainTuning?: Partial<DrainTuning>;
+  /** Page size and pause of retention's pruning. */
+  retentionTuning?: Partial<PruneTuning>;
   /** SMTP listener options beyond the configuration (benchmarks: per-address limits, close timeout). */
   smtp?: Partial<SmtpOptions>;
   /** More TLS options of the bounce mailbox's IMAP connection (tests: the CA of their server's certificate). */
@@ -137,7 +140,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
     await relayShares();
     const made = await createHeraldWorker(config, {
       store: await store(), relay: relay(), webhookTuning: tuning.webhookTuning, campaignTuning: tuning.campaignTuning, drainTuning: tuning.drainTuning,
-      logger, bounceMailboxTls: tuning.bounceMailboxTls,
+      retentionTuning: tuning.retentionTuning, logger, bounceMailboxTls: tuning.bounceMailboxTls,
     });
     onClose(() => made.close());
     return made;

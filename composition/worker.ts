@@ -13,6 +13,7 @@ import { ensureSweeper, sweepersOf, syncBounceMailboxSchedule } from '../adapter
 import { imapMailboxClient } from '../adapters/imap/imap-client';
 import type { Logger } from '../adapters/logger';
 import type { DrainTuning } from '../core/transactional/drain';
+import type { PruneTuning } from '../core/retention/pages';
 import { SendPriority } from '../core/sending/priority';
 import type { Config } from './config';
 
@@ -25,6 +26,7 @@ export interface WorkerParts {
   webhookTuning?: Partial<WebhookTuning>;
   campaignTuning?: Partial<CampaignTuning>;
   drainTuning?: Partial<DrainTuning>;
+  retentionTuning?: Partial<PruneTuning>;
   /** Herald's logger (the bounce mailbox reader logs with it). */
   logger?: Logger;
   /** More TLS options of the bounce mailbox's connection (tests: their server's CA). */
@@ -58,6 +60,7 @@ export async function createHeraldWorker(config: Config, parts: WorkerParts): Pr
       activities: createActivities({
         store: parts.store, transport: parts.relay, mtaHost: config.mtaHost, publicUrl: config.publicUrl, bounceDomain: config.bounceDomain,
         webhookAllowPrivate: config.webhookAllowPrivate, webhookTuning: parts.webhookTuning, campaignTuning: parts.campaignTuning, drainTuning: parts.drainTuning,
+        retentionTuning: parts.retentionTuning,
         priority: new SendPriority(config.campaignYieldMs),
         bounceMailbox, mailboxClient: imapMailboxClient({ tls: parts.bounceMailboxTls }), logger: parts.logger,
         stopping: stopping.signal,

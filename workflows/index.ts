@@ -7,6 +7,7 @@ export { ContactImport } from './contact-import';
 export { AccountMigration } from './account-migration';
 export { WebhookDelivery } from './webhook-delivery';
 export { WebhookSweep } from './webhook-sweep';
+export { RetentionSweep } from './retention-sweep';
 export { BounceMailboxRead } from './bounce-mailbox-read';
 export { CampaignLaunch } from './campaign-launch';
 export { TriggerAutomation, AutomationRun } from './trigger-automation';

@@ -19,6 +19,8 @@ export interface AccountDoc {
     senderDomains?: string[];
     /** Custom trigger events accepted per clock hour (default 200). */
     triggerHourlyLimit?: number;
+    /** Days request bodies and message events are kept (default 45; core/retention/). */
+    retentionDays?: number;
   };
 }
 
@@ -755,6 +757,45 @@ export interface AutomationRunDoc {
   reason?: string;
 }
 
+/** A type's counts in a batch (core/tracking/batch-counts.ts TypeCounts). */
+export interface RolledTypeCounts { events: number; messages: number; hard: number; complaints: number; unsent: number }
+
+/**
+ * What the reports count of messages whose history was pruned (core/retention/rollups.ts): a day's
+ * counts (`<account>:day:<YYYY-MM-DD>`, kind day), or a campaign's or automation's batch
+ * (`<account>:batch:<batch_id>`, kind batch): its types' counts (by track_type without
+ * `track.mail.`), and a campaign's timeline hours and most clicked links.
+ */
+export interface RollupDoc {
+  _id: string;
+  account: string;
+  kind: 'day' | 'batch';
+  /** The day (YYYY-MM-DD) or the batch_id. */
+  key: string;
+  counts?: Record<string, number>;
+  types?: Record<string, RolledTypeCounts>;
+  /** By hour (`YYYY-MM-DDTHH`, UTC): sent, opened, clicked, openedT, clickedT. */
+  hours?: Record<string, Record<string, number>>;
+  links?: Array<{ url: string; clicks: number; uniqueClicks: number }>;
+  /** The last pruning page added in: adding it again changes nothing. */
+  page: string;
+}
+
+/**
+ * An account's pruning (core/retention/prune-account.ts): who holds it (one pruner per account at
+ * a time) and the page being removed, kept until it is gone so a pruner that stopped midway
+ * finishes it (its counts added once, its events removed).
+ */
+export interface RetentionStateDoc {
+  _id: string; // the account
+  account: string;
+  holder?: string;
+  heldUntil?: Date;
+  pending?: { page: string; ids: ObjectId[]; rollups: unknown };
+  /** The last pruning that went through the whole account. */
+  lastRun?: { at: Date; retainedSince: Date; events: number; requests: number };
+}
+
 export interface Store {
   client: MongoClient;
   db: Db;
@@ -801,6 +842,8 @@ export interface Store {
   migrations: Collection<MigrationDoc>;
   migrationMaps: Collection<MigrationMapDoc>;
   migrationKeys: Collection<MigrationKeyDoc>;
+  rollups: Collection<RollupDoc>;
+  retention: Collection<RetentionStateDoc>;
   /** Uploaded import sources and exports, in chunks, so every API and worker process reads them (see adapters/store/files.ts). */
   files: GridFSBucket;
   /** What the process keeps for this connection (adapters/store/per-store.ts). */
@@ -857,6 +900,8 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     migrations: db.collection('migrations'),
     migrationMaps: db.collection('migrationMaps'),
     migrationKeys: db.collection('migrationKeys'),
+    rollups: db.collection('rollups'),
+    retention: db.collection('retention'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     scoped: new Map(),
     close: () => client.close(),
@@ -922,6 +967,12 @@ async function ensureIndexes(store: Store): Promise<void> {
     store.automationRuns.createIndex({ account: 1, automationId: 1, state: 1 }),
     store.automationRuns.createIndex({ account: 1, automationId: 1, started: -1 }),
     store.migrationMaps.createIndex({ account: 1, source: 1, kind: 1 }),
+    // Retention (core/retention/): a message's events go by its send time; a day's rolled-up counts are read by range.
+    store.events.createIndex({ account: 1, sent_timestamp: 1 }),
+    store.rollups.createIndex({ account: 1, kind: 1, key: 1 }),
+    store.idempotencyKeys.createIndex({ account: 1, created: 1 }),
+    store.automationRuns.createIndex({ account: 1, ended: 1 }),
+    store.triggerEvents.createIndex({ account: 1, receivedAt: 1 }),
   ]);
 }
 

@@ -28,6 +28,8 @@ export const workflowIds = {
   webhookSweeper: (taskQueue: string) => `webhook-sweeper-${taskQueue}`,
   /** The Temporal Schedule that rings senders whose queue waits unattended (core/transactional/queue-sweep.ts), one per task queue. */
   sendQueueSweeper: (taskQueue: string) => `send-queue-sweeper-${taskQueue}`,
+  /** The Temporal Schedule that prunes history older than each account's retention (core/retention/run.ts), one per task queue. */
+  retentionSweeper: (taskQueue: string) => `retention-${taskQueue}`,
   /** The Temporal Schedule that reads the bounce mailbox of the relays file (core/bounces/mailbox.ts), one per task queue. */
   bounceMailboxReader: (taskQueue: string) => `bounce-mailbox-${taskQueue}`,
   /** One accepted custom trigger event: matches the automations and starts their runs. */

@@ -1,23 +1,30 @@
-// The Temporal Schedules of the sweepers (webhook delivery, send queues): each runs its workflow
-// every minute on the worker's task queue. Creating one that exists keeps it, so every worker may
-// ensure them at start.
+// The Temporal Schedules of the sweepers (webhook delivery and send queues every minute, retention
+// every hour): each runs its workflow on the worker's task queue. Creating one that exists keeps
+// it, so every worker may ensure them at start.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import { workflowIds } from './contracts';
 
 export const SWEEP_EVERY = '1 minute';
+/** Retention is counted in days: an hourly pruning removes history within the hour it expires. */
+export const RETENTION_EVERY: Duration = '1 hour';
 
-export interface Sweeper { scheduleId: string; workflowType: string; summary: string }
+export interface Sweeper {
+  scheduleId: string; workflowType: string; summary: string;
+  /** How often it runs (every minute by default) and how long a run may take (10 minutes by default). */
+  every?: Duration; timeout?: Duration;
+}
 
-/** Creates the sweeper's schedule when it does not exist: one run every minute (a run still going when the next is due makes that one skip). */
+/** Creates the sweeper's schedule when it does not exist: one run every minute, or its `every` (a run still going when the next is due makes that one skip). */
 export async function ensureSweeper(client: Client, taskQueue: string, sweeper: Sweeper): Promise<void> {
   try {
     await client.schedule.create({
       scheduleId: sweeper.scheduleId,
-      spec: { intervals: [{ every: SWEEP_EVERY }] },
+      spec: { intervals: [{ every: sweeper.every ?? SWEEP_EVERY }] },
       action: {
         type: 'startWorkflow', workflowType: sweeper.workflowType, taskQueue, args: [],
         // A sweep nobody picks up (no worker on the queue) does not linger.
-        workflowExecutionTimeout: '10 minutes',
+        workflowExecutionTimeout: sweeper.timeout ?? '10 minutes',
         staticSummary: sweeper.summary,
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
@@ -51,6 +58,11 @@ export function sweepersOf(taskQueue: string): Sweeper[] {
     {
       scheduleId: workflowIds.sendQueueSweeper(taskQueue), workflowType: 'SendQueueSweep',
       summary: 'Send queue sweeper: rings the senders of queues waiting unattended',
+    },
+    {
+      scheduleId: workflowIds.retentionSweeper(taskQueue), workflowType: 'RetentionSweep',
+      summary: 'Retention: removes request bodies and message events older than each account\'s retention, keeping their counts',
+      every: RETENTION_EVERY, timeout: RETENTION_EVERY,
     },
   ];
 }

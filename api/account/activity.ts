@@ -8,15 +8,22 @@ import { ACTIVITY_DEFAULT_LIMIT, parseActivityQuery } from './activity-query';
 import { requirePermission } from './auth';
 import { reply } from './envelope';
 import { MAX_LIMIT } from './list-options';
+import { accountRetention } from '../../core/retention/setting';
+import { retainedSince } from '../../core/retention/policy';
+import { retentionDays } from './retention';
 
-/** The account's events (`GET /v2/{account}/activity`), newest first, paged by cursor. */
+/**
+ * The account's events (`GET /v2/{account}/activity`), newest first, paged by cursor; `retention`
+ * says how far back they reach (the events of messages sent before `since` are pruned: core/retention/).
+ */
 export function activityRoutes(router: Router, store: Store): void {
   router.get('/activity', requirePermission('activity:list'), async (ctx) => {
     const { request, linkQuery } = parseActivityQuery(ctx);
-    const page = await activityPage(store, ctx.params.account, request);
+    const [page, retention] = await Promise.all([activityPage(store, ctx.params.account, request), accountRetention(store, ctx.params.account)]);
     reply(ctx, {
       data: page.events,
       paging: { next: page.next ? nextLink(ctx, { ...linkQuery, cursor: page.next }) : '', total: page.total, results: page.events.length },
+      extra: { retention: { days: retention.days, since: retainedSince(new Date(), retention.days).toISOString() } },
     });
   });
 }
@@ -50,7 +57,7 @@ const eventSchema = {
 
 const activityEnvelope = {
   type: 'object',
-  required: ['href', 'success', 'data', 'paging'],
+  required: ['href', 'success', 'data', 'paging', 'retention'],
   properties: {
     href: text,
     success: { const: true },
@@ -64,6 +71,13 @@ const activityEnvelope = {
         results: { type: 'integer', minimum: 0, description: 'Events in this page.' },
       },
     },
+    retention: {
+      type: 'object',
+      required: ['days', 'since'],
+      description: 'How far back the activity reaches (Herald\'s addition): the account keeps `days` days of message history, '
+        + 'so it holds every event of the messages sent since `since`; those of messages sent before it are removed within the hour.',
+      properties: { days: retentionDays, since: { ...instant, description: 'Now less `days` days.' } },
+    },
   },
 } as const;
 
@@ -71,7 +85,8 @@ export const activityOperations = accountResource('Activity', [{
   method: 'get', path: '/v2/{account}/activity', id: 'listActivity', summary: 'The account\'s events, newest first',
   description: 'Pages are cut by cursor: follow `paging.next` until it is empty. Events stored while you page are newer than the '
     + 'cursor and do not shift the pages still to read (nothing skipped, nothing repeated); they show on a new first page. '
-    + 'Filters may be written with dots (`filters.track_type`) or brackets (`filters[track_type]`).',
+    + 'Filters may be written with dots (`filters.track_type`) or brackets (`filters[track_type]`). '
+    + '`retention.since` says how far back the events reach: those of messages sent earlier are pruned.',
   permissions: ['activity:list'], status: 200, response: 'A page of events', responseSchema: activityEnvelope,
   query: [
     { name: 'filters.track_type', schema: trackType, description: 'Only events of this type; empty means every type.' },

@@ -16,10 +16,12 @@ export interface Reply {
   location?: string;
   /** The original answers login and logout with `url` where the rest carries `href`. */
   pathKey?: 'href' | 'url';
+  /** Herald's own members beside the envelope's (the activity's `retention`). */
+  extra?: Record<string, unknown>;
 }
 
 /** Writes a successful account API answer in the envelope: `{href, success, data | task, paging?, sort?}`. */
-export function reply(ctx: Context, { status = 200, data, paging, sort, task, location, pathKey = 'href' }: Reply): void {
+export function reply(ctx: Context, { status = 200, data, paging, sort, task, location, pathKey = 'href', extra }: Reply): void {
   ctx.status = status;
   if (location) ctx.set('Location', location);
   ctx.body = {
@@ -29,6 +31,7 @@ export function reply(ctx: Context, { status = 200, data, paging, sort, task, lo
     ...(task !== undefined ? { task } : {}),
     ...(paging ? { paging } : {}),
     ...(sort ? { sort } : {}),
+    ...extra,
   };
 }
 

@@ -23,6 +23,7 @@ import { customTriggerRoutes, integrationRoutes } from './integrations';
 import { interestRoutes } from './interests';
 import { listRoutes } from './lists';
 import { relayRoutes, type RelayApiDeps } from './relays';
+import { retentionRoutes } from './retention';
 import { loginRouter } from './login';
 import { statsRoutes } from './stats';
 import { suppressionRoutes } from './suppressions';
@@ -56,6 +57,7 @@ export function accountRouters(deps: AccountApiDeps): Router[] {
   const scoped = new Router({ prefix: '/v2/:account' });
   scoped.use(authenticate(deps.store), requireOwnAccount, readBody({ types: ['json', 'form'], limitBytes: ACCOUNT_BODY_LIMIT_BYTES }));
   accountInfoRoutes(scoped, deps.store);
+  retentionRoutes(scoped, deps.store);
   userRoutes(scoped, deps.store);
   integrationRoutes(scoped, deps.store);
   customTriggerRoutes(scoped, { store: deps.store, publicUrl: deps.tracking.publicUrl });

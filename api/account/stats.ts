@@ -83,7 +83,8 @@ const statsEnvelope = {
 
 export const statsOperations = accountResource('Activity', [{
   method: 'get', path: '/v2/{account}/stats/daily', id: 'dailyStats', summary: 'Per-day counts of the account\'s mail',
-  description: 'Transactional, campaign and automation mail alike, counted from the account\'s events by UTC day (the event\'s `timestamp`). '
+  description: 'Transactional, campaign and automation mail alike, counted from the account\'s events by UTC day (the event\'s `timestamp`); '
+    + 'the counts of messages older than the account\'s retention were kept when their events were pruned, so a day reads the same after. '
     + '`sent`: messages handed to the relay, or refused by it at sending. `delivered`: of the messages sent that day, those without a '
     + 'bounce so far (a later bounce report lowers the day of its send). `opened` and `clicked`: messages opened or clicked for the first '
     + 'time that day (`first_opened`, `first_clicked`: unique messages, not hits). `bounced`: messages whose first bounce (a refusal at '

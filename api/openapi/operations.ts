@@ -20,6 +20,7 @@ import { integrationOperations } from '../account/integrations';
 import { interestOperations } from '../account/interests';
 import { listOperations } from '../account/lists';
 import { relayOperations } from '../account/relays';
+import { retentionOperations } from '../account/retention';
 import { loginOperations } from '../account/login';
 import { statsOperations } from '../account/stats';
 import { suppressionOperations } from '../account/suppressions';
@@ -47,6 +48,7 @@ export const operations: OperationSpec[] = [
   ...feedbackOperations,
   ...loginOperations,
   ...accountInfoOperations,
+  ...retentionOperations,
   ...userOperations,
   ...integrationOperations,
   ...dkimOperations,

@@ -1,10 +1,13 @@
 // An account's sending policy: whether its transactional sends may carry attachments, how many
-// messages it may send per calendar month, and which domains its From addresses may use. An
-// operator sets it with `herald account set` (cli/main.ts); the send path reads it per request.
-// Stored on the account document (AccountDoc.settings); what is not stored takes the defaults.
+// messages it may send per calendar month, and which domains its From addresses may use; and how
+// many days its message history is kept (core/retention/). An operator sets it with `herald
+// account set` (cli/main.ts), the retention also through PUT /v2/{account}/retention; the send
+// path reads it per request. Stored on the account document (AccountDoc.settings); what is not
+// stored takes the defaults.
 import { byId } from '../../adapters/batching/read-batch';
 import type { AccountDoc, Store } from '../../adapters/store/store';
 import { perStore } from '../../adapters/store/per-store';
+import { DEFAULT_RETENTION_DAYS } from '../retention/policy';
 
 export interface AccountSettings {
   attachments: boolean;
@@ -14,10 +17,14 @@ export interface AccountSettings {
   senderDomains: string[];
   /** Custom trigger events accepted per clock hour (the spec: 200); more are refused (TOO_MANY_REQUESTS) and discarded. */
   triggerHourlyLimit: number;
+  /** Days request bodies and message events are kept (core/retention/policy.ts: 7 to 3650, 45 by default). */
+  retentionDays: number;
 }
 
-/** A new account: no attachments (the spec enables them "by request"), no limit, any sender, the spec's 200 trigger events an hour. */
-export const DEFAULT_SETTINGS: Readonly<AccountSettings> = Object.freeze({ attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200 });
+/** A new account: no attachments (the spec enables them "by request"), no limit, any sender, the spec's 200 trigger events an hour, 45 days of history. */
+export const DEFAULT_SETTINGS: Readonly<AccountSettings> = Object.freeze({
+  attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200, retentionDays: DEFAULT_RETENTION_DAYS,
+});
 
 /** A DNS name in lowercase ASCII (IDNs in their xn-- form): labels of letters, digits and inner hyphens, at least two. */
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -35,6 +42,7 @@ export function settingsOf(doc: Pick<AccountDoc, 'settings'>): AccountSettings {
     monthlyLimit: stored.monthlyLimit ?? DEFAULT_SETTINGS.monthlyLimit,
     senderDomains: stored.senderDomains ?? [...DEFAULT_SETTINGS.senderDomains],
     triggerHourlyLimit: stored.triggerHourlyLimit ?? DEFAULT_SETTINGS.triggerHourlyLimit,
+    retentionDays: stored.retentionDays ?? DEFAULT_SETTINGS.retentionDays,
   };
 }
 
@@ -50,7 +58,7 @@ export async function readAccountSettings(store: Store, account: string): Promis
 /**
  * Changes the given settings only (one atomic update of the account document) and returns
  * them all as they are now, or null when there is no such account. Values are expected
- * checked by the caller (domains through normaliseDomain).
+ * checked by the caller (domains through normaliseDomain, days through isRetentionDays).
  */
 export async function updateAccountSettings(store: Store, account: string, change: Partial<AccountSettings>): Promise<AccountSettings | null> {
   const set: Record<string, unknown> = {};
@@ -58,6 +66,7 @@ export async function updateAccountSettings(store: Store, account: string, chang
   if (change.monthlyLimit !== undefined) set['settings.monthlyLimit'] = change.monthlyLimit;
   if (change.senderDomains !== undefined) set['settings.senderDomains'] = [...new Set(change.senderDomains)];
   if (change.triggerHourlyLimit !== undefined) set['settings.triggerHourlyLimit'] = change.triggerHourlyLimit;
+  if (change.retentionDays !== undefined) set['settings.retentionDays'] = change.retentionDays;
   if (Object.keys(set).length === 0) return readAccountSettings(store, account);
   const doc = await store.accounts.findOneAndUpdate({ _id: account }, { $set: set }, { returnDocument: 'after', projection: { settings: 1 } });
   return doc ? settingsOf(doc) : null;

@@ -7,6 +7,7 @@
 import type { AutomationDoc, AutomationRunDoc, LedgerRowDoc, Store } from '../../adapters/store/store';
 import { workflowIds } from '../../adapters/temporal/contracts';
 import { automationBatchId, automationMailId } from './model';
+import { rolledBatches } from '../retention/rollups';
 
 /** The console's names: a run stopped by a deactivation (state `exited`) is `cancelled`. */
 const STATUS = { running: 'running', completed: 'completed', failed: 'failed', exited: 'cancelled' } as const;
@@ -75,5 +76,9 @@ export async function automationMessageStats(store: Store, automation: Automatio
   ]).toArray();
   const stats = { sent: 0, opened: 0, clicked: 0, bounced: 0, unsubscribed: 0 };
   for (const row of rows) stats[types[row._id]] += row.n;
+  // The counts of its messages whose history was pruned (core/retention/).
+  const batchId = automationBatchId(automation.account, automation.id);
+  const rolled = (await rolledBatches(store, automation.account, [batchId])).get(batchId);
+  for (const [type, counts] of rolled ?? []) if (type in types) stats[types[type as keyof typeof types]] += counts.events;
   return stats;
 }

@@ -8,7 +8,11 @@
 // ones end and runs to the next 00:00 (each bucket's `time` is its start). Buckets run to the last one with an event, empty ones included (zeros). `opened`
 // and `clicked` are recipients' first opens and clicks (they add up to the metrics' opened and
 // clicked); `openedT` and `clickedT` every open and click; `sent` the messages sent.
-import type { CampaignDoc, Store } from '../../adapters/store/store';
+// Messages whose history was pruned (core/retention/) left their hours and links (reportPartsOf,
+// the most clicked LINKS_KEPT of them), added in here; the latest bounces and unsubscriptions are
+// those still stored.
+import type { CampaignDoc, EventDoc, Store } from '../../adapters/store/store';
+import { rolledReport } from '../retention/rollups';
 import { campaignReport, sendingBegan } from './metrics';
 import { campaignBatchId } from './model';
 
@@ -48,6 +52,56 @@ export function bucketTimeline(hours: Map<number, Partial<Record<Counted, number
   return [...buckets.values()];
 }
 
+/** The links a campaign keeps of its pruned messages: the most clicked. */
+export const LINKS_KEPT = 100;
+
+export type HourCounts = Partial<Record<Counted, number>>;
+export interface LinkCounts { url: string; clicks: number; uniqueClicks: number }
+
+/** The event fields the timeline and the links read. */
+export type ReportedEvent = Pick<EventDoc, 'track_type' | 'timestamp' | 'mail_id'> & { url?: unknown };
+
+/**
+ * The timeline hours (`YYYY-MM-DDTHH`) and the links' clicks of some messages' events, as the
+ * aggregates below count them: every event of each message must be among them (a message counts
+ * once in a link's uniqueClicks).
+ */
+export function reportPartsOf(events: ReportedEvent[]): { hours: Record<string, HourCounts>; links: LinkCounts[] } {
+  const hours: Record<string, HourCounts> = {};
+  const links = new Map<string, LinkCounts & { mails: Set<string> }>();
+  for (const event of events) {
+    const key = TIMELINE_TYPES[event.track_type as keyof typeof TIMELINE_TYPES];
+    if (key) {
+      const hour = (hours[event.timestamp.slice(0, 13)] ??= {});
+      hour[key] = (hour[key] ?? 0) + 1;
+    }
+    if (event.track_type === 'track.mail.clicked' && typeof event.url === 'string') {
+      const link = links.get(event.url) ?? { url: event.url, clicks: 0, uniqueClicks: 0, mails: new Set() };
+      link.clicks += 1;
+      link.mails.add(event.mail_id);
+      link.uniqueClicks = link.mails.size;
+      links.set(event.url, link);
+    }
+  }
+  return { hours, links: [...links.values()].map(({ url, clicks, uniqueClicks }) => ({ url, clicks, uniqueClicks })) };
+}
+
+/** Links by most clicks, then most recipients, then URL. */
+export const byClicks = (a: LinkCounts, b: LinkCounts) => b.clicks - a.clicks || b.uniqueClicks - a.uniqueClicks || a.url.localeCompare(b.url);
+
+/** The clicks of the same links from two sets of messages, added by URL. */
+export function addLinks(a: LinkCounts[], b: LinkCounts[]): LinkCounts[] {
+  const byUrl = new Map(a.map((link) => [link.url, { ...link }]));
+  for (const link of b) {
+    const known = byUrl.get(link.url);
+    if (known) {
+      known.clicks += link.clicks;
+      known.uniqueClicks += link.uniqueClicks;
+    } else byUrl.set(link.url, { ...link });
+  }
+  return [...byUrl.values()].sort(byClicks);
+}
+
 export interface CampaignReportData {
   metrics: Record<string, number>;
   timeline: TimelineBucket[];
@@ -62,8 +116,9 @@ export async function campaignReportData(store: Store, campaign: CampaignDoc): P
   if (!began) return { metrics: await metricsPromise, timeline: [], topLinks: [], bounces: [], unsubscribes: [] };
   const { account } = campaign;
   const base = { account, batch_id: campaignBatchId(account, campaign.id) };
-  const [metrics, hourRows, linkRows, bounces, unsubscribes] = await Promise.all([
+  const [metrics, rolled, hourRows, linkRows, bounces, unsubscribes] = await Promise.all([
     metricsPromise,
+    rolledReport(store, account, base.batch_id),
     // The hour is the ISO timestamp's first 13 characters ("2026-05-04T13").
     store.events.aggregate<{ _id: { t: keyof typeof TIMELINE_TYPES; h: string }; n: number }>([
       { $match: { ...base, track_type: { $in: Object.keys(TIMELINE_TYPES) } } },
@@ -85,23 +140,21 @@ export async function campaignReportData(store: Store, campaign: CampaignDoc): P
 
   const hours = new Map<number, Partial<Record<Counted, number>>>();
   let launchHour: number | undefined;
-  for (const { _id, n } of hourRows) {
-    const hour = Date.parse(`${_id.h}:00:00.000Z`);
-    if (Number.isNaN(hour)) continue;
+  const count = (h: string, key: Counted, n: number) => {
+    const hour = Date.parse(`${h}:00:00.000Z`);
+    if (Number.isNaN(hour)) return;
     const counts = hours.get(hour) ?? {};
-    const key = TIMELINE_TYPES[_id.t];
     counts[key] = (counts[key] ?? 0) + n;
     hours.set(hour, counts);
     if (key === 'sent' && (launchHour === undefined || hour < launchHour)) launchHour = hour;
-  }
+  };
+  for (const { _id, n } of hourRows) count(_id.h, TIMELINE_TYPES[_id.t], n);
+  for (const [h, counts] of Object.entries(rolled.hours)) for (const [key, n] of Object.entries(counts)) count(h, key as Counted, n);
+  const stored = linkRows.filter((row) => typeof row._id === 'string').map((row) => ({ url: row._id, clicks: row.clicks, uniqueClicks: row.uniqueClicks }));
   return {
     metrics,
     timeline: bucketTimeline(hours, launchHour),
-    topLinks: linkRows
-      .filter((row) => typeof row._id === 'string')
-      .sort((a, b) => b.clicks - a.clicks || b.uniqueClicks - a.uniqueClicks || a._id.localeCompare(b._id))
-      .slice(0, TOP_LINKS)
-      .map((row) => ({ url: row._id, clicks: row.clicks, uniqueClicks: row.uniqueClicks })),
+    topLinks: addLinks(stored, rolled.links).slice(0, TOP_LINKS),
     bounces: bounces.map((e) => ({ email: e.email, time: e.timestamp, type: e.bounce_type ?? 'unknown', reason: e.message ?? null })),
     unsubscribes: unsubscribes.map((e) => ({ email: e.email, time: e.timestamp, reason: e.reason ?? null })),
   };

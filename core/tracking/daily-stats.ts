@@ -12,8 +12,11 @@
 //   unsubscribed  unsubscriptions that day (link or one-click), complaints excluded
 //   complained    complaints (feedback-loop reports: `unsubscribed` with reason spam_fbl)
 //   dropped       messages never sent (suppressed address, cancelled batch): `dropped`
+// The counts of messages whose history was pruned (core/retention/) were taken from their events
+// by countDays, with these same rules, before they were removed: a day adds them to its own.
 import { ObjectId } from 'mongodb';
-import type { Store } from '../../adapters/store/store';
+import type { EventDoc, Store } from '../../adapters/store/store';
+import { rolledDays } from '../retention/rollups';
 
 export const DAILY_COUNTS = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'unsubscribed', 'complained', 'dropped'] as const;
 export type DailyCounts = Record<(typeof DAILY_COUNTS)[number], number>;
@@ -76,28 +79,79 @@ export async function dailyStats(store: Store, account: string, from: string, to
       },
     ]).toArray(),
   ]);
+  addCounts((day) => byDay.get(day), rows, bounces);
+  finish(byDay);
+  for (const rolled of await rolledDays(store, account, from, to)) {
+    const day = byDay.get(rolled.day);
+    if (day) for (const key of DAILY_COUNTS) day[key] += rolled.counts[key] ?? 0;
+  }
+  const days = [...byDay].map(([date, counts]) => ({ date, ...counts }));
+  const totals = zero();
+  for (const day of days) for (const key of DAILY_COUNTS) totals[key] += day[key];
+  return { from, to, days, totals, rates: ratesOf(totals) };
+}
+
+/** Adds the grouped rows and the bounced messages to the days `dayOf` gives (undefined: a day not counted). */
+function addCounts(day: (date: string) => DailyCounts | undefined, rows: Row[], bounces: Bounce[]): void {
   for (const { _id, n } of rows) {
-    const day = byDay.get(_id.d);
-    if (!day) continue;
+    const counts = day(_id.d);
+    if (!counts) continue;
     const count = GROUPED[_id.t] === 'unsubscribed' && _id.spam ? 'complained' : GROUPED[_id.t];
-    day[count] += n;
+    counts[count] += n;
   }
   for (const bounce of bounces) {
-    const bouncedOn = byDay.get(dayOf(bounce.first));
+    const bouncedOn = day(dayOf(bounce.first));
     if (bouncedOn) bouncedOn.bounced += 1;
-    const sentOn = byDay.get(dayOf(bounce.sentAt));
+    const sentOn = day(dayOf(bounce.sentAt));
     if (!sentOn) continue;
     // A refusal at sending has no `sent` event: it was tried that day, so it counts as sent.
     if (bounce.unsent) sentOn.sent += 1;
     sentOn.delivered -= 1;
   }
-  const days = [...byDay].map(([date, counts]) => {
-    counts.delivered += counts.sent;
-    return { date, ...counts };
-  });
-  const totals = zero();
-  for (const day of days) for (const key of DAILY_COUNTS) totals[key] += day[key];
-  return { from, to, days, totals, rates: ratesOf(totals) };
+}
+
+/** delivered so far holds minus the day's bounced sends: the day's sends make it whole. */
+function finish(byDay: Map<string, DailyCounts>): void {
+  for (const counts of byDay.values()) counts.delivered += counts.sent;
+}
+
+/** The event fields the day counts read. */
+export type DayCountedEvent = Pick<EventDoc, 'track_type' | 'timestamp' | 'sent_timestamp' | 'mail_id'> & { reason?: unknown };
+
+/**
+ * The day counts of some messages' events, by the rules above (the rows and bounces the two
+ * aggregates would give, built here): every event of each message must be among them, since a
+ * message's bounces count once. Only days with a count are present.
+ */
+export function countDays(events: DayCountedEvent[]): Map<string, DailyCounts> {
+  const grouped = new Map<string, Row>();
+  const bounced = new Map<string, Bounce>();
+  for (const event of events) {
+    if (event.track_type === 'track.mail.bounced') {
+      const unsent = event.timestamp === event.sent_timestamp ? 1 : 0;
+      const known = bounced.get(event.mail_id);
+      if (!known) bounced.set(event.mail_id, { _id: event.mail_id, first: event.timestamp, sentAt: event.sent_timestamp, unsent });
+      else {
+        if (event.timestamp < known.first) known.first = event.timestamp;
+        if (event.sent_timestamp < known.sentAt) known.sentAt = event.sent_timestamp;
+        known.unsent = Math.max(known.unsent, unsent);
+      }
+      continue;
+    }
+    if (!(event.track_type in GROUPED)) continue;
+    const id = { d: dayOf(event.timestamp), t: event.track_type, spam: event.reason === 'spam_fbl' };
+    const key = `${id.d}|${id.t}|${id.spam}`;
+    const row = grouped.get(key) ?? { _id: id, n: 0 };
+    row.n += 1;
+    grouped.set(key, row);
+  }
+  const byDay = new Map<string, DailyCounts>();
+  addCounts((date) => {
+    if (!byDay.has(date)) byDay.set(date, zero());
+    return byDay.get(date);
+  }, [...grouped.values()], [...bounced.values()]);
+  finish(byDay);
+  return byDay;
 }
 
 /** Fractions 0..1; 0 when the denominator is 0. */

@@ -32,7 +32,9 @@ describe('credentials', () => {
     expect(answer.body).toEqual({
       href: `/v2/${acme.account}`,
       success: true,
-      data: { code: acme.account, name: acme.account, plan: { state: 'ACTIVE', contacts: { limit: null, active: 0 }, emails: { available: null } } },
+      data: {
+        code: acme.account, name: acme.account, plan: { state: 'ACTIVE', contacts: { limit: null, active: 0 }, emails: { available: null } }, retention: { days: 45 },
+      },
     });
   });
 

@@ -95,24 +95,28 @@ describe('the herald command (accounts and users)', () => {
     const created = JSON.parse((await herald(['account', 'create', 'policy1'], env)).stdout);
     const shown = await herald(['account', 'show', 'policy1'], env);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200 });
+    expect(JSON.parse(shown.stdout)).toEqual({ account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200, retentionDays: 45 });
 
     const set = await herald(['account', 'set', 'policy1', '--attachments', 'on', '--monthly-limit', '50000',
-      '--sender-domain', 'Shop.Example.COM', '--sender-domain', 'news.example.com', '--sender-domain', 'shop.example.com', '--trigger-hourly-limit', '1000'], env);
+      '--sender-domain', 'Shop.Example.COM', '--sender-domain', 'news.example.com', '--sender-domain', 'shop.example.com', '--trigger-hourly-limit', '1000',
+      '--retention-days', '90'], env);
     expect(set.code).toBe(0);
-    const expected = { account: 'policy1', attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'], triggerHourlyLimit: 1000 };
+    const expected = {
+      account: 'policy1', attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'], triggerHourlyLimit: 1000, retentionDays: 90,
+    };
     expect(JSON.parse(set.stdout)).toEqual(expected);
     expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual(expected);
     expect(shown.stdout + set.stdout).not.toContain(created.apiKey.slice(-20));
     expect(shown.stdout + set.stdout).not.toContain(created.transactionalKey.slice(-20));
     const doc = await client.db(database).collection('accounts').findOne({ _id: 'policy1' as never });
-    expect(doc!.settings).toEqual({ attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'], triggerHourlyLimit: 1000 });
+    expect(doc!.settings).toEqual({ attachments: true, monthlyLimit: 50000, senderDomains: ['shop.example.com', 'news.example.com'], triggerHourlyLimit: 1000, retentionDays: 90 });
 
     // Options not given stay; --sender-domain replaces the whole list.
     const replaced = await herald(['account', 'set', 'policy1', '--sender-domain', 'other.example'], env);
     expect(JSON.parse(replaced.stdout)).toEqual({ ...expected, senderDomains: ['other.example'] });
-    const cleared = await herald(['account', 'set', 'policy1', '--no-sender-domains', '--monthly-limit', 'none', '--attachments', 'off', '--trigger-hourly-limit', '200'], env);
-    const defaults = { account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200 };
+    const cleared = await herald(['account', 'set', 'policy1', '--no-sender-domains', '--monthly-limit', 'none', '--attachments', 'off', '--trigger-hourly-limit', '200',
+      '--retention-days', '45'], env);
+    const defaults = { account: 'policy1', attachments: false, monthlyLimit: null, senderDomains: [], triggerHourlyLimit: 200, retentionDays: 45 };
     expect(JSON.parse(cleared.stdout)).toEqual(defaults);
     expect(JSON.parse((await herald(['account', 'show', 'policy1'], env)).stdout)).toEqual(defaults);
   });
@@ -130,6 +134,11 @@ describe('the herald command (accounts and users)', () => {
     [['account', 'set', 'policy2', '--monthly-limit', 'lots'], 'whole number'],
     [['account', 'set', 'policy2', '--trigger-hourly-limit', '-1'], '--trigger-hourly-limit takes a whole number'],
     [['account', 'set', 'policy2', '--trigger-hourly-limit', 'none'], '--trigger-hourly-limit takes a whole number'],
+    [['account', 'set', 'policy2', '--retention-days', '0'], '--retention-days takes a whole number of days from 7 to 3650'],
+    [['account', 'set', 'policy2', '--retention-days', '6'], '--retention-days takes a whole number of days from 7 to 3650'],
+    [['account', 'set', 'policy2', '--retention-days', '3651'], '--retention-days takes a whole number of days from 7 to 3650'],
+    [['account', 'set', 'policy2', '--retention-days', '1.5'], '--retention-days takes a whole number of days from 7 to 3650'],
+    [['account', 'set', 'policy2', '--retention-days'], '--retention-days needs a value'],
     [['account', 'set', 'policy2', '--sender-domain', 'user@example.com'], 'not a domain name'],
     [['account', 'set', 'policy2', '--sender-domain', 'localhost'], 'not a domain name'],
     [['account', 'set', 'policy2', '--sender-domain', '{"$ne":1}'], 'not a domain name'],
