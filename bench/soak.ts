@@ -54,6 +54,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
   // Ctrl-C: the processes end with this one (infra/child.ts); the tmpfs must not stay mounted.
   const interrupted = () => { disk.remove(); process.exit(130); };
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+  let reportOk = false;
   let fleet: Fleet | undefined;
   let mongo: MongoClient | undefined;
   try {
@@ -192,6 +193,11 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       if (sink.total() !== lastTotal) { lastTotal = sink.total(); quietSince = Date.now(); continue; }
       const states = await Promise.all(campaigns.map((c) => campaignState(ctx, c.id)));
       if (!states.every((s) => FINAL_STATES.includes(s.state)) || Date.now() - quietSince < 15_000) continue;
+      const queued = await db.collection('sendQueue').countDocuments({ account: ctx.account });
+      if (queued > 0) {
+        log(`soak: draining: ${queued} request(s) still in the account's send queue`);
+        continue;
+      }
       webhook = await missingWebhookEvents(db, ctx.account, webhookSince, receiver);
       if (webhook.missing.length === 0) break;
       log(`soak: draining: ${webhook.missing.length} webhook event(s) not yet delivered nor discarded`);
@@ -246,7 +252,9 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       accepted: mail.accepted, delivered: mail.delivered, failed_recorded: mail.failedRecorded,
       suppressed_dropped: mail.suppressedDropped, suppressed_delivered: mail.suppressedDelivered,
       duplicates: mail.duplicates, message_id_mismatches: mail.messageIdMismatches, delivered_without_answer: mail.deliveredWithoutAnswer,
-      lost_samples: mail.lostSamples,
+      lost_samples: mail.lostSamples, lost_where: mail.lostWhere,
+      send_queue_at_end: await db.collection('sendQueue').countDocuments({ account: ctx.account }),
+      sender_at_end: await db.collection('senders').findOne({ _id: ctx.account as never }),
       sink_messages: sink.total(),
       faults: faults.map((f) => ({ at_s: Math.round((f.at - startedAt) / 1000), target: f.target, in_flight_bound: f.inFlightBound, duplicates: f.duplicates })),
       disk_episode: diskOutcome.note,
@@ -261,6 +269,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       memory_mb: { start: memoryStart, end: memoryEnd, bound: 'store: 1,536 MB (its 1 GB heap and 512 MB); the others: 1.5 x start + 150 MB', over_bound: memoryOverBound },
       disk_mb: { start: diskStartMb, end: diskEndMb },
     };
+    reportOk = failures.length === 0;
     printTable([
       ['seed / minutes / kill every', `${options.seed} / ${options.minutes} / ${options.killEveryMinutes}`],
       ['accepted / delivered / failed recorded', `${mail.accepted} / ${mail.delivered} / ${mail.failedRecorded}`],
@@ -282,6 +291,11 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
     const logs = `${disk.dir}-logs`;
     fs.cpSync(path.join(disk.dir, 'logs'), logs, { recursive: true });
     log(`soak: the processes' logs are in ${logs}`);
+    if (!reportOk) {
+      // A failed run's store and Temporal files, stopped cleanly, for a look afterwards (npm start on HERALD_DATA_DIR=<it>).
+      fs.cpSync(disk.dir, `${disk.dir}-data`, { recursive: true, filter: (source) => !path.basename(source).startsWith('.soak-disk-filler') });
+      log(`soak: the data folder is kept in ${disk.dir}-data`);
+    }
     disk.remove();
   }
 }

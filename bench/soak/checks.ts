@@ -25,6 +25,8 @@ export interface MailCheck {
   suppressedDelivered: number;
   lost: number;
   lostSamples: string[];
+  /** Where Herald has the lost messages of HTTP requests: still queued, stored but not queued, never stored. */
+  lostWhere: Record<string, number>;
   duplicates: number;
   duplicatesOverBound: number;
   messageIdMismatches: number;
@@ -39,7 +41,7 @@ export async function checkMail(db: Db, account: string, accepted: Accepted[], s
   for (const a of accepted) owed.set(copyKey(a.to, a.subject), a);
   const missing: Accepted[] = [];
   const out: MailCheck = {
-    accepted: owed.size, delivered: 0, failedRecorded: 0, suppressedDropped: 0, suppressedDelivered: 0, lost: 0, lostSamples: [],
+    accepted: owed.size, delivered: 0, failedRecorded: 0, suppressedDropped: 0, suppressedDelivered: 0, lost: 0, lostSamples: [], lostWhere: {},
     duplicates: 0, duplicatesOverBound: 0, messageIdMismatches: 0, deliveredWithoutAnswer: 0,
   };
   for (const [key, a] of owed) {
@@ -63,6 +65,7 @@ export async function checkMail(db: Db, account: string, accepted: Accepted[], s
       if (out.lostSamples.length < 10) out.lostSamples.push(`${a.kind} ${a.to} "${a.subject}"${a.suppressed ? ' (suppressed: no dropped event)' : ''}`);
     }
   }
+  out.lostWhere = await whereLost(db, account, missing.filter((a) => !recorded.has(`${a.to}|${a.batchId ?? '*'}`)));
   const ordered = [...faults].sort((x, y) => x.at - y.at);
   let beforeAnyFault = 0;
   for (const [key, copies] of sink.copies) {
@@ -78,6 +81,30 @@ export async function checkMail(db: Db, account: string, accepted: Accepted[], s
   }
   out.duplicatesOverBound = ordered.filter((f) => f.duplicates > f.inFlightBound).length + (beforeAnyFault > 0 ? 1 : 0);
   return out;
+}
+
+/** For each lost message of an HTTP request (its batch id known): where its request stands in the store. */
+async function whereLost(db: Db, account: string, lost: Accepted[]): Promise<Record<string, number>> {
+  const where: Record<string, number> = {};
+  const batches = [...new Set(lost.map((a) => a.batchId).filter((b): b is string => !!b))];
+  for (let i = 0; i < batches.length; i += 500) {
+    const slice = batches.slice(i, i + 500);
+    const [requests, queued] = await Promise.all([
+      db.collection('sendRequests').find({ account, batchId: { $in: slice } }, { projection: { batchId: 1, cancelledAt: 1, launchAt: 1 } }).toArray(),
+      db.collection('sendQueue').find({ account, batchId: { $in: slice } }, { projection: { batchId: 1, taken: 1, dueAt: 1, deferrals: 1 } }).toArray(),
+    ]);
+    const stored = new Set(requests.map((r) => String(r.batchId)));
+    const queue = new Map(queued.map((q) => [String(q.batchId), q]));
+    for (const batch of slice) {
+      const entry = queue.get(batch);
+      const state = entry ? `queued${entry.taken ? ', taken' : ''}${entry.dueAt ? ', deferred' : ''}` : stored.has(batch) ? 'stored, not queued' : 'no request stored';
+      const count = lost.filter((a) => a.batchId === batch).length;
+      where[state] = (where[state] ?? 0) + count;
+    }
+  }
+  const smtp = lost.filter((a) => !a.batchId).length;
+  if (smtp > 0) where['smtp (batch not known)'] = smtp;
+  return where;
 }
 
 /** Event track_ids of the account from `since` on that the receiver never took and no discard records. */
