@@ -1,6 +1,7 @@
 // `npm run bench [-- <scenario>...]`: runs the scenarios in order and prints one JSON object
 // per scenario on stdout; progress goes to stderr. Exit code 1 if a scenario failed.
 import { quietTemporalRuntime } from '../adapters/temporal/runtime';
+import { runApiUnderLoad } from './api-under-load';
 import { runCampaignMessage } from './campaign-message';
 import { runCampaignResend } from './campaign-resend';
 import { runMigrateBench } from './migrate';
@@ -67,6 +68,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   migrate: () => runMigrateBench(),
   // Custom trigger events posted by 50 clients (hourly limit raised), each running a one-email automation, beside bare signalWithStart and no-op workflows.
   'trigger-events': () => runTriggerEvents(),
+  // Light API calls alone, then while a dozen exports, an import and a 100k-contact campaign keep the store busy (issue 39): p99 and 503s.
+  'api-under-load': () => runApiUnderLoad(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */
