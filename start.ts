@@ -12,7 +12,7 @@ import { quietTemporalRuntime } from './adapters/temporal/runtime';
 import { embeddedPaths } from './infra/embedded-paths';
 import { startMailSink } from './infra/mail-sink';
 import { stopLeftovers, type ChildName } from './infra/leftovers';
-import { isListening } from './infra/ports';
+import { isListening, reservePorts } from './infra/ports';
 import {
   markStackStopped, readRecordFile, readStackRecord, withStackAddresses, writeStackRecord, type StackRecord,
 } from './infra/stack-record';
@@ -98,6 +98,7 @@ async function main() {
   logger.info({ config: describeConfig(config) }, 'starting Herald');
 
   quietTemporalRuntime();
+  reservePorts([config.apiPort, config.smtpPort]);
   const stack = await startEmbeddedStack(config, logger);
   writeStackRecord(config.dataDir, stack.record);
   try {

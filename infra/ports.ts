@@ -1,7 +1,30 @@
 import net from 'node:net';
 
-/** A TCP port that is free on the given host right now (the OS picks it). */
+/**
+ * Ports this process will listen on itself (npm start's API and SMTP ports): never handed out to
+ * an embedded service. A port another process just let go is free to the OS, so after a crash the
+ * next start could give it to the store, Temporal or the mail sink and then fail to listen on it.
+ */
+const reserved = new Set<number>();
+
+export function reservePorts(ports: number[]): void {
+  for (const port of ports) if (port > 0) reserved.add(port);
+}
+
+/** A TCP port that is free on the given host right now (the OS picks it), never a reserved one. */
 export function freePort(host = '127.0.0.1'): Promise<number> {
+  return pickUnreserved(() => osFreePort(host), reserved);
+}
+
+/** Asks `pick` again while it gives a reserved port. */
+export async function pickUnreserved(pick: () => Promise<number>, taken: ReadonlySet<number>): Promise<number> {
+  for (;;) {
+    const port = await pick();
+    if (!taken.has(port)) return port;
+  }
+}
+
+function osFreePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
