@@ -7,6 +7,7 @@ import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions } from '../support/http';
 import { ledgerRowOf } from '../support/ledger';
+import { waitUntil } from '../support/wait';
 
 let herald: TestHerald;
 let acme: NewAccount;
@@ -46,7 +47,9 @@ it('drops a send to a contact unsubscribed through the API and sends the others'
 it('puts an address the relay refused for good on the list: the next send to it is dropped', async () => {
   const first = await send(['gone@example.org']);
   expect(byEmail(await eventsOf(first.headers.get('herald-batch-id')!, 1))).toEqual({ 'gone@example.org': 'track.mail.bounced' });
-  expect(await herald.services.store.suppressions.findOne({ account: acme.account, email: 'gone@example.org' })).toMatchObject({ reason: 'bounced' });
+  // The suppression is written just after the bounce's ledger row (core/sending/message-loop.ts): wait for it, not for a moment.
+  const suppression = await waitUntil('the suppression', () => herald.services.store.suppressions.findOne({ account: acme.account, email: 'gone@example.org' }));
+  expect(suppression).toMatchObject({ reason: 'bounced' });
 
   const again = await send(['GONE@example.org', 'fine@example.net']);
   expect(byEmail(await eventsOf(again.headers.get('herald-batch-id')!, 2))).toEqual({ 'GONE@example.org': 'track.mail.dropped', 'fine@example.net': 'track.mail.sent' }); // matched without letter case, reported as given
