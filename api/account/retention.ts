@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../core/retention/policy';
 import { accountRetention, RETENTION_DAYS_RULE, setAccountRetention } from '../../core/retention/setting';
 import type { Store } from '../../adapters/store/store';
+import { dataEnvelope } from '../openapi/components';
 import { accountResource } from '../openapi/operation';
 import { validator } from '../validation';
 import { requirePermission } from './auth';
@@ -29,15 +30,7 @@ export function retentionRoutes(router: Router, store: Store): void {
   });
 }
 
-const retentionEnvelope = {
-  type: 'object',
-  required: ['href', 'success', 'data'],
-  properties: {
-    href: { type: 'string' },
-    success: { const: true },
-    data: { type: 'object', required: ['days'], properties: { days: retentionDays } },
-  },
-} as const;
+const retentionEnvelope = dataEnvelope({ type: 'object', required: ['days'], properties: { days: retentionDays } });
 
 const WHAT = 'Request bodies, the send ledger and message events of messages sent more than `days` days ago are removed every hour; '
   + 'daily stats, campaign and automation figures, suppressions, contacts, campaigns and templates are kept (docs/account-api.md#retention).';

@@ -17,6 +17,11 @@ const sortFields = {
   sortdir: { type: 'string', enum: ['asc', 'desc'] },
 } as const;
 
+/** The response schema of an account API answer `{href, success: true, data}` with `data` as given. */
+export function dataEnvelope(data: object) {
+  return { type: 'object', required: ['href', 'success', 'data'], properties: { href: { type: 'string' }, success: { const: true }, data } } as const;
+}
+
 export const schemas: Record<string, object> = {
   Paging: {
     type: 'object',
