@@ -106,7 +106,7 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   const onClose = (close: () => Promise<void>) => { closers.push(close); };
 
   const store = once(async () => {
-    const made = await connectStore(required(config, 'mongodbUri'), config.mongodbDatabase);
+    const made = await connectStore(required(config, 'mongodbUri'), config.mongodbDatabase, { logger });
     onClose(() => made.close());
     // A store written by a release before 2026-11-29 keeps its ledger in `messages`: moved before anything reads it.
     const moved = await migrateLegacyLedger(made);

@@ -1,4 +1,5 @@
 import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import { watchClient, type WatchdogLogger } from './client-watchdog';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -851,10 +852,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Connects, and creates the indexes a real MongoDB needs (idempotent). */
-export async function connectStore(uri: string, fallbackDatabase: string): Promise<Store> {
+/**
+ * Connects, and creates the indexes a real MongoDB needs (idempotent). A client whose server
+ * monitoring stops is connected again (./client-watchdog.ts), told to `logger`.
+ */
+export async function connectStore(uri: string, fallbackDatabase: string, options: { logger?: WatchdogLogger } = {}): Promise<Store> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000 });
   await client.connect();
+  const watchdog = watchClient(client, { logger: options.logger });
   const db = client.db(databaseInUri(uri) ?? fallbackDatabase);
   const store: Store = {
     client,
@@ -904,7 +909,10 @@ export async function connectStore(uri: string, fallbackDatabase: string): Promi
     retention: db.collection('retention'),
     files: new GridFSBucket(db, { bucketName: 'files' }),
     scoped: new Map(),
-    close: () => client.close(),
+    close: () => {
+      watchdog.stop();
+      return client.close();
+    },
   };
   await ensureIndexes(store);
   return store;
