@@ -90,6 +90,8 @@ function main(): void {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  // A sender killed mid-session resets its connection: that session's loss, not the sink's.
+  server.on('error', () => undefined);
   server.listen(0, '127.0.0.1', () => {
     process.send?.({ ready: true, port: (server.server.address() as AddressInfo).port });
   });

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { projectRoot } from '../adapters/project-root';
+import { connectStore, type Store } from '../adapters/store/store';
 import { SEND_CONCURRENCY } from '../core/sending/message-loop';
 import { DRAIN_TUNING } from '../core/transactional/drain';
 import { loadConfig } from '../composition/config';
@@ -24,6 +25,8 @@ import { parseSoakOptions, streamOf, UsageError, type SoakOptions } from './soak
 import { failuresOf, printTable, type SoakReport } from './soak/report';
 import { bigRequests, httpSends, smtpSends, SUPPRESSED, suppressedAddress, TRACKED_HTTP_PREFIX } from './soak/transactional-load';
 import { newTrackingRecord, trackingHits } from './soak/tracking-load';
+import { checkRetention, createRetainedAccount, pruneEveryMinute, RETAINED_MS, retainedSends, retainedSubject } from './soak/retention-load';
+import { MIN_RETENTION_DAYS } from '../core/retention/policy';
 import { startWebhookReceiver } from './soak/webhook-receiver';
 import { log } from './support';
 
@@ -35,6 +38,11 @@ const WEBHOOK_FAIL_SHARE = 0.05;
 /** The data folder's tmpfs: room for a 30-minute run, all of it taken by the disk episode. */
 const DISK_MB = 8192;
 const DRAIN_MS = 5 * 60_000;
+/**
+ * The data folder may grow this much per minute of load at most: the main account keeps all its
+ * history (45 days), which the checks read; about 6.5 MB a minute measured (30 minutes: 12 -> 196 MB).
+ */
+const DISK_MB_PER_MINUTE_BOUND = 12;
 /**
  * A process's resident memory at the end may be at most this much: the store's JVM grows into
  * its 1 GB heap (-Xmx1g, infra/store.ts) as it should, so its bound is the heap and 512 MB
@@ -57,6 +65,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
   let reportOk = false;
   let fleet: Fleet | undefined;
   let mongo: MongoClient | undefined;
+  let pruner: Store | undefined;
   try {
     log(`soak: starting Herald on ${disk.dir}${disk.unavailable ? ` (${disk.unavailable})` : ' (a tmpfs)'}`);
     fleet = await Fleet.start(disk.dir, sink.url);
@@ -67,6 +76,8 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
     const ctx: SoakContext = { apiUrl: fleet.addresses.apiUrl, smtpPort: fleet.addresses.smtpPort, ...created, answers, accepted: [], running: () => running };
     mongo = await MongoClient.connect(fleet.addresses.mongodbUri);
     const db = mongo.db(loadConfig(env).mongodbDatabase);
+    const retained = createRetainedAccount(env);
+    pruner = await connectStore(fleet.addresses.mongodbUri, loadConfig(env).mongodbDatabase);
 
     log(`soak: setting up: ${SUPPRESSED} suppressed addresses, a webhook endpoint, ${CONTACTS.toLocaleString('en-US')} contacts imported`);
     for (let i = 0; i < SUPPRESSED; i += 1) await persist(ctx, 'setup', '/suppressions', { json: { email: suppressedAddress(i) } });
@@ -95,6 +106,8 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       contactImports(ctx, listId, contacts),
       runCampaigns(),
       watchCampaigns(),
+      retainedSends(ctx, retained),
+      pruneEveryMinute(ctx, pruner, retained),
     ];
     const guard = setInterval(() => { if (Date.now() >= stopAt) running = false; }, 250);
 
@@ -193,9 +206,9 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       if (sink.total() !== lastTotal) { lastTotal = sink.total(); quietSince = Date.now(); continue; }
       const states = await Promise.all(campaigns.map((c) => campaignState(ctx, c.id)));
       if (!states.every((s) => FINAL_STATES.includes(s.state)) || Date.now() - quietSince < 15_000) continue;
-      const queued = await db.collection('sendQueue').countDocuments({ account: ctx.account });
+      const queued = await db.collection('sendQueue').countDocuments({ account: { $in: [ctx.account, retained.account] } });
       if (queued > 0) {
-        log(`soak: draining: ${queued} request(s) still in the account's send queue`);
+        log(`soak: draining: ${queued} request(s) still in the accounts' send queues`);
         continue;
       }
       webhook = await missingWebhookEvents(db, ctx.account, webhookSince, receiver);
@@ -206,7 +219,8 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
 
     log('soak: checking');
     const campaignSubjects = new Set(campaigns.map((c) => c.subject));
-    const mail = await checkMail(db, ctx.account, ctx.accepted, sink, faults, campaignSubjects);
+    const retainedCopies = new Set(retained.accepted.map((to) => copyKey(to, retainedSubject(to))));
+    const mail = await checkMail(db, ctx.account, ctx.accepted, sink, faults, (key, subject) => campaignSubjects.has(subject) || retainedCopies.has(key));
     const campaignRows = [];
     let campaignsUnfinished = 0;
     for (const campaign of campaigns) {
@@ -220,9 +234,11 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
     }
     const trackingCheck = await checkTracking(db, ctx.account, tracking);
     const contactsCheck = await checkContacts(db, ctx.account, contacts);
+    const retention = await checkRetention(ctx, pruner, sink, retained);
     const memoryEnd = fleet.memoryMb();
     const diskStartMb = Math.round(diskStart / 2 ** 20);
     const diskEndMb = Math.round(disk.usedBytes() / 2 ** 20);
+    const diskBoundMb = diskStartMb + DISK_MB_PER_MINUTE_BOUND * options.minutes;
     const memoryOverBound = Object.entries(memoryEnd).filter(([name, mb]) => mb > MEMORY_BOUND(name, memoryStart[name as keyof typeof memoryStart] ?? mb)).map(([name]) => name);
 
     const base = {
@@ -242,6 +258,10 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       'contact edit(s) or import(s) not as answered': contactsCheck.editsWrong + contactsCheck.importsMissing,
       'webhook request(s) with a bad signature': receiver.badSignatures,
       'process(es) whose memory grew beyond the bound': memoryOverBound.length,
+      'message(s) of the retained account not at the sink': retention.undelivered,
+      'event(s) of the retained account older than its horizon left after pruning': retention.eventsPastHorizon,
+      'message(s) of the retained account the daily stats miscount': Math.abs(retention.accepted - retention.statsSent),
+      'MB of data folder beyond its bound': Math.max(0, diskEndMb - diskBoundMb),
     };
     const failures = failuresOf(base, extra);
     const report: SoakReport = {
@@ -267,7 +287,12 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       answers: answers.table(), unclear_refusals: answers.unclearRefusals, answer_samples: answers.samples,
       processes: fleet.counts(),
       memory_mb: { start: memoryStart, end: memoryEnd, bound: 'store: 1,536 MB (its 1 GB heap and 512 MB); the others: 1.5 x start + 150 MB', over_bound: memoryOverBound },
-      disk_mb: { start: diskStartMb, end: diskEndMb },
+      disk_mb: { start: diskStartMb, end: diskEndMb, bound: diskBoundMb },
+      retention: {
+        account: retained.account, days: MIN_RETENTION_DAYS, kept_minutes: RETAINED_MS / 60_000, prunes: retained.prunes, prunes_ended_by_faults: retained.pruneErrors,
+        accepted: retention.accepted, undelivered: retention.undelivered, events_pruned: retention.eventsPruned, events_kept: retention.eventsKept,
+        events_past_horizon: retention.eventsPastHorizon, stats_sent: retention.statsSent,
+      },
     };
     reportOk = failures.length === 0;
     printTable([
@@ -279,12 +304,14 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       ['campaigns', campaignRows], ['webhook events / delivered / discarded / lost', `${webhook.events} / ${receiver.received.size} / ${webhook.discarded} / ${base.webhook_events_lost}`],
       ['tracking hits / mismatched', `${tracking.hits} / ${trackingCheck.mismatched}`],
       ['memory MB start -> end', Object.entries(memoryEnd).map(([n, mb]) => `${n} ${memoryStart[n as keyof typeof memoryStart]}->${mb}`).join(', ')],
-      ['data folder MB start -> end', `${diskStartMb} -> ${diskEndMb}`],
+      ['data folder MB start -> end (bound)', `${diskStartMb} -> ${diskEndMb} (${diskBoundMb})`],
+      ['retained account: sent / pruned events / kept / past horizon / stats sent', `${retention.accepted} / ${retention.eventsPruned} / ${retention.eventsKept} / ${retention.eventsPastHorizon} / ${retention.statsSent}`],
       ['verdict', failures.length === 0 ? 'OK' : failures.join('; ')],
     ]);
     return report;
   } finally {
     await mongo?.close().catch(() => undefined);
+    await pruner?.close().catch(() => undefined);
     await fleet?.stop().catch(() => undefined);
     await receiver.close();
     await sink.close();

@@ -35,8 +35,11 @@ export interface MailCheck {
 
 const FAILED_TYPES = ['track.mail.dropped', 'track.mail.bounced'];
 
-/** Each accepted message at the sink, or its `dropped`/`bounced` event; duplicates put on the fault before them. */
-export async function checkMail(db: Db, account: string, accepted: Accepted[], sink: SoakSink, faults: Fault[], campaignSubjects: Set<string>): Promise<MailCheck> {
+/**
+ * Each accepted message at the sink, or its `dropped`/`bounced` event; duplicates put on the fault
+ * before them. `owedElsewhere` tells the sink's other copies Herald owes (campaigns, the retained account).
+ */
+export async function checkMail(db: Db, account: string, accepted: Accepted[], sink: SoakSink, faults: Fault[], owedElsewhere: (key: string, subject: string) => boolean): Promise<MailCheck> {
   const owed = new Map<string, Accepted>();
   for (const a of accepted) owed.set(copyKey(a.to, a.subject), a);
   const missing: Accepted[] = [];
@@ -70,7 +73,7 @@ export async function checkMail(db: Db, account: string, accepted: Accepted[], s
   let beforeAnyFault = 0;
   for (const [key, copies] of sink.copies) {
     const subject = key.slice(key.indexOf('|') + 1);
-    if (!owed.has(key) && !campaignSubjects.has(subject)) out.deliveredWithoutAnswer += 1;
+    if (!owed.has(key) && !owedElsewhere(key, subject)) out.deliveredWithoutAnswer += 1;
     if (copies.length < 2) continue;
     if (copies.some((c) => c.messageId !== copies[0].messageId)) out.messageIdMismatches += 1;
     for (const extra of copies.slice(1)) {

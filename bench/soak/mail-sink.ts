@@ -90,6 +90,8 @@ export async function startSoakSink(keep: (to: string) => boolean): Promise<Soak
       });
     },
   });
+  // A sender killed mid-session resets its connection: that session's loss, not the sink's (unhandled, it ended the soak).
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
