@@ -124,17 +124,20 @@ export function createQueueDrain(deps: RequestSenderDeps, tuning: DrainTuning = 
     };
 
     // The mark is renewed with each beat, but never once the drain cleared it to stop: a renewal
-    // landing after the clear would keep the API from ringing while nobody drains. So one beat
-    // runs at a time (a tick that finds one still running skips), and the stop waits for it
-    // before it clears the mark.
+    // landing after the clear would keep the API from ringing while nobody drains. So one beat's
+    // store part runs at a time (a tick that finds one still running skips it), and the stop
+    // waits for it before it clears the mark.
     let marking = true;
     let beating: Promise<void> | undefined;
     const beat = async () => {
       if (marking) await markDraining(store, account);
-      controls.heartbeat({ ...counts, inFlight: taken.size });
       controls.backlog?.(await waiting(store, account));
     };
     const beats = setInterval(() => {
+      // Temporal hears from the drain on every tick, its store part done or not: a store slow to
+      // take the mark (a long read holding its writes: the soak saw one for minutes) is no dead
+      // worker, and a retried attempt would only wait behind the same read.
+      controls.heartbeat({ ...counts, inFlight: taken.size });
       beating ??= beat().catch(() => undefined).finally(() => { beating = undefined; });
     }, tuning.heartbeatMs);
     try {

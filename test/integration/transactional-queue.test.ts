@@ -15,6 +15,7 @@ import { toStoredFields } from '../../core/transactional/request';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 import { ledgerRows } from '../support/ledger';
+import { waitUntil } from '../support/wait';
 
 let herald: TestHerald;
 let account: NewAccount;
@@ -106,6 +107,43 @@ it('rings the sender again for a request that arrives after its drain went idle'
   const [mail] = (await herald.sink.waitFor(before + 2, 30000)).slice(before + 1);
   expect(mail.rcptTo).toEqual(['second@example.net']);
   await eventually('a new drain', async () => ((await senderHistory()).drains > drains ? true : undefined));
+}, 60000);
+
+it('tells Temporal it is alive while the store is slow to take its mark', async () => {
+  // The soak's stalled drains: a long read held the store's writes, the mark's renewal waited,
+  // and with it the heartbeat, until Temporal took the worker for dead, ten attempts in a row.
+  // Here the renewals after the first are held back (the real store, its senders collection's
+  // writes delayed) while the drain goes on beating.
+  const { store } = herald.services;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  let marks = 0;
+  const senders = new Proxy(store.senders, {
+    get(target, key) {
+      if (key !== 'updateOne') return Reflect.get(target, key, target) as unknown;
+      return async (...args: Parameters<typeof target.updateOne>) => {
+        marks += 1;
+        if (marks > 1) await held;
+        return target.updateOne(...args);
+      };
+    },
+  });
+  const transport = createRelayTransport(herald.sink.url);
+  const drain = createQueueDrain(
+    { store: { ...store, senders }, transport, mtaHost: 'herald.test', publicUrl: herald.baseUrl, bounceDomain: 'bounces.herald.test' },
+    { ...DRAIN_TUNING, idleMs: 60_000, heartbeatMs: 20 },
+  );
+  let beats = 0;
+  const aborted = new AbortController();
+  const running = drain(`slow${Date.now()}`, { heartbeat: () => { beats += 1; }, signal: aborted.signal });
+  await waitUntil('a renewal of the mark held', () => marks > 1);
+  const beatsWhenHeld = beats;
+  await waitUntil('five beats more while the renewal waits', () => beats >= beatsWhenHeld + 5);
+  expect(marks).toBe(2); // one renewal at a time: the held one is still the last
+  release();
+  aborted.abort(new Error('test over'));
+  await running.catch(() => undefined);
+  await transport.close();
 }, 60000);
 
 it('leaves no mark when a drain stops, even with its heartbeats racing the stop', async () => {
