@@ -25,12 +25,17 @@ export interface SoakCampaign {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Calls until an answer that is not an outage (503 or none), for up to `patienceMs`. */
+/**
+ * Calls until an answer that is not an outage (503 or none), for up to `patienceMs`.
+ * `unansweredBefore`: an earlier call got no answer at all (it may have been done).
+ */
 export async function persist(ctx: SoakContext, kind: string, path: string, init: Parameters<typeof callRecorded>[3] = {}, patienceMs = 180_000) {
   const deadline = Date.now() + patienceMs;
+  let unansweredBefore = false;
   for (;;) {
     const answer = await callRecorded(ctx.answers, kind, accountUrl(ctx, path), { ...init, headers: { ...bearer(ctx.apiKey), ...init.headers } });
-    if (answer && answer.status !== 503) return answer;
+    if (answer && answer.status !== 503) return { ...answer, unansweredBefore };
+    if (!answer) unansweredBefore = true;
     if (Date.now() > deadline) throw new Error(`${kind} ${path}: Herald did not answer for ${patienceMs / 1000} s`);
     await sleep(2000);
   }
@@ -69,8 +74,10 @@ export async function launchCampaign(ctx: SoakContext, listId: number, n: number
   const contentId = json(content.text).data.id as number;
   const body = `<html><body><p>Hello \${contact.first_name}</p><p><a href="https://shop.example/news/${n}">Read</a></p><p><a href="\${urls.unsubscribe}">Unsubscribe</a></p></body></html>`;
   await persist(ctx, 'campaign_api', `/campaigns/${id}/contents/${contentId}.html`, { method: 'PUT', raw: { type: 'text/html', body } });
-  const launched = await persist(ctx, 'campaign_api', `/campaigns/${id}/launch`, { method: 'POST' });
-  if (launched.status !== 200) throw new Error(`launching campaign ${id}: ${launched.status} ${launched.text}`);
+  const launched = await persist(ctx, 'campaign_api', `/campaigns/${id}/launch`, { method: 'POST', expected: [400] });
+  // A launch that got no answer may have been done: the next one is then refused as not DRAFT, as a marketer clicking again sees.
+  const launchedBefore = launched.status === 400 && launched.unansweredBefore && (await campaignState(ctx, id)).state !== 'DRAFT';
+  if (launched.status !== 200 && !launchedBefore) throw new Error(`launching campaign ${id}: ${launched.status} ${launched.text}`);
   return { id, subject, plan, launchedAt: Date.now() };
 }
 

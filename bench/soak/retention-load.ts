@@ -1,8 +1,10 @@
 // Retention under the soak: a second account keeps its history the shortest time Herald allows
-// (7 days) and gets single sends all run long, while Herald's own pruning run
-// (core/retention/run.ts) goes over every account each minute with its clock moved 7 days ahead,
-// less RETAINED_MS: this account's history older than RETAINED_MS goes, as its 7 days would in
-// production, and the main account (45 days) keeps all of its history, which the other checks read.
+// (7 days) and gets single sends all run long, while Herald's own pruning of an account
+// (core/retention/prune-account.ts, as the hourly run calls it) goes over it each minute with its
+// clock moved 7 days ahead, less RETAINED_MS: its history older than RETAINED_MS goes, as its
+// 7 days would in production. Only this account: the moved clock would also expire the main
+// account's Idempotency-Key claims (kept 24 hours whatever the retention), and the main account
+// keeps all of its history for the other checks.
 // At the end: no message sent before the horizon is left in the store, and the daily stats still
 // count every message (what pruning removes is rolled up first).
 import { execFileSync } from 'node:child_process';
@@ -11,7 +13,7 @@ import { projectRoot } from '../../adapters/project-root';
 import type { Store } from '../../adapters/store/store';
 import { DEFAULT_PRUNE_TUNING } from '../../core/retention/pages';
 import { MIN_RETENTION_DAYS } from '../../core/retention/policy';
-import { pruneAllAccounts } from '../../core/retention/run';
+import { pruneAccount } from '../../core/retention/prune-account';
 import { callRecorded } from './answers';
 import { every, FROM, SOAK_DOMAIN, type SoakContext } from './context';
 import type { SoakSink } from './mail-sink';
@@ -32,6 +34,8 @@ export interface RetentionRun {
   apiKey: string;
   /** Addresses of the sends answered 202, one message each. */
   accepted: string[];
+  /** Sends that got no answer (Herald may have taken them). */
+  unanswered: number;
   /** Pruning runs that finished, and those a fault ended. */
   prunes: number;
   pruneErrors: number;
@@ -48,8 +52,13 @@ export interface RetentionCheck {
   /** Events the account has in the store at the end (what the horizon keeps). */
   eventsKept: number;
   eventsPruned: number;
-  /** The daily stats' `sent` total (every accepted message, pruned or not, expected). */
+  /** The daily stats' `sent` total: every message sent, pruned or not. */
   statsSent: number;
+  /**
+   * How far `statsSent` is outside what was sent: at least the accepted messages at the sink, at
+   * most those and the sends that got no answer (0 expected).
+   */
+  statsMiscount: number;
 }
 
 /** Creates the account with the shortest retention, through the CLI as an operator would. */
@@ -57,7 +66,7 @@ export function createRetainedAccount(env: NodeJS.ProcessEnv): RetentionRun {
   const cli = (...args: string[]) => execFileSync(process.execPath, [path.join(projectRoot, 'bin/herald.js'), ...args], { env, encoding: 'utf8' });
   const created = JSON.parse(cli('account', 'create', RETAINED_ACCOUNT)) as { account: string; apiKey: string; transactionalKey: string };
   cli('account', 'set', RETAINED_ACCOUNT, '--retention-days', String(MIN_RETENTION_DAYS));
-  return { ...created, accepted: [], prunes: 0, pruneErrors: 0, eventsPruned: 0 };
+  return { ...created, accepted: [], unanswered: 0, prunes: 0, pruneErrors: 0, eventsPruned: 0 };
 }
 
 /** Single sends to the account while the load runs. */
@@ -69,21 +78,21 @@ export function retainedSends(ctx: SoakContext, run: RetentionRun): Promise<void
       json: { from: { email: FROM }, subject: retainedSubject(to), content: { text: `Hello ${to}` }, recipients: [{ to: { email: to } }] },
     });
     if (answer?.status === 202) run.accepted.push(to);
+    if (!answer) run.unanswered += 1;
   }, 10);
 }
 
 /** One pruning run with the clock moved ahead; a run a fault ends is counted and left to the next. */
 export async function pruneOnce(store: Store, run: RetentionRun): Promise<void> {
   try {
-    const result = await pruneAllAccounts(store, {
+    const result = await pruneAccount(store, run.account, {
       holder: 'soak-pruner',
       now: new Date(Date.now() + MIN_RETENTION_DAYS * DAY_MS - RETAINED_MS),
       tuning: DEFAULT_PRUNE_TUNING,
       controls: { progress: () => undefined, stopped: () => false },
-      done: () => undefined,
     });
     run.prunes += 1;
-    run.eventsPruned += result.events;
+    if (result.state === 'pruned') run.eventsPruned += result.events;
   } catch {
     run.pruneErrors += 1;
   }
@@ -104,12 +113,16 @@ export async function checkRetention(ctx: SoakContext, store: Store, sink: SoakS
   const from = new Date(Date.now() - 2 * DAY_MS).toISOString().slice(0, 10);
   const stats = await callRecorded(ctx.answers, 'retained_stats', `${ctx.apiUrl}/v2/${run.account}/stats/daily?from=${from}&to=${today}`, { headers: { authorization: `Bearer ${run.apiKey}` } });
   const statsSent = stats?.status === 200 ? (JSON.parse(stats.text) as { data: { totals: { sent: number } } }).data.totals.sent : -1;
+  const undelivered = run.accepted.filter((to) => !sink.copies.has(copyKey(to, retainedSubject(to)))).length;
+  const atLeast = run.accepted.length - undelivered;
+  const atMost = run.accepted.length + run.unanswered;
   return {
     accepted: run.accepted.length,
-    undelivered: run.accepted.filter((to) => !sink.copies.has(copyKey(to, retainedSubject(to)))).length,
+    undelivered,
     eventsPastHorizon,
     eventsKept,
     eventsPruned: run.eventsPruned,
     statsSent,
+    statsMiscount: Math.max(0, atLeast - statsSent, statsSent - atMost),
   };
 }

@@ -50,8 +50,9 @@ export function smtpSends(ctx: SoakContext, perSecond: number): Promise<void> {
       ctx.accepted.push({ to, subject, suppressed: false, kind: 'smtp' });
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;
-      // 4xx is SMTP's "try again later": a clear refusal while a part of Herald is down.
-      ctx.answers.record('smtp_send', code ?? 'none', (error as Error).message, [421, 450, 451, 452]);
+      // 4xx is SMTP's "try again later": a clear refusal while a part of Herald is down (454 at
+      // AUTH: the key could not be checked, RFC 4954).
+      ctx.answers.record('smtp_send', code ?? 'none', (error as Error).message, [421, 450, 451, 452, 454]);
     } finally {
       transport.close();
     }
