@@ -9,6 +9,7 @@ import { chromium, type Browser, type BrowserServer, type Page } from 'playwrigh
 import { findExecutable } from '../../infra/executables';
 import { createUser } from '../../core/accounts/users';
 import { newId } from '../../core/shared/ids';
+import { safetyNet } from './safety-net';
 import type { Store } from '../../adapters/store/store';
 
 /** Starts the run's browser (global setup). Root needs Chromium's own sandbox off. */
@@ -35,6 +36,8 @@ export async function connectBrowser(): Promise<Browser> {
 /** A page at a laptop's size (1280 pixels wide, the smallest the console is made for). */
 export async function newConsolePage(browser: Browser): Promise<{ page: Page; problems: string[]; close: () => Promise<void> }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Playwright's waits (30 s each by default) are safety nets too.
+  context.setDefaultTimeout(safetyNet(30_000));
   const page = await context.newPage();
   const problems = watchProblems(page);
   return { page, problems, close: () => context.close() };

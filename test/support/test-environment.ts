@@ -1,8 +1,10 @@
 // Jest's node environment, plus: the Temporal SDK's logs buffered by test/support/temporal-logs.ts
 // are printed (on stderr, before jest's report of the file) for a test or hook that failed, and
-// dropped once a test passed.
+// dropped once a test passed; and every test's and hook's timeout, the default one or its own,
+// is a safety net stretched for a busy machine (./safety-net.ts).
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
+import { safetyNet } from './safety-net';
 import { takeTemporalLogs } from './temporal-log-buffer';
 
 export default class HeraldTestEnvironment extends TestEnvironment {
@@ -13,8 +15,11 @@ export default class HeraldTestEnvironment extends TestEnvironment {
     this.testPath = args[1].testPath;
   }
 
-  handleTestEvent(event: Circus.Event): void {
-    if (event.name === 'test_done') this.flush(event.test.errors.length > 0 ? `test "${testName(event.test)}"` : undefined);
+  handleTestEvent(event: Circus.Event, state: Circus.State): void {
+    // Read by jest-circus right after these events, when it starts the test's or hook's timer.
+    if (event.name === 'test_start') event.test.timeout = safetyNet(event.test.timeout ?? state.testTimeout);
+    else if (event.name === 'hook_start') event.hook.timeout = safetyNet(event.hook.timeout ?? state.testTimeout);
+    else if (event.name === 'test_done') this.flush(event.test.errors.length > 0 ? `test "${testName(event.test)}"` : undefined);
     else if (event.name === 'hook_failure') this.flush(`${event.hook.type} hook${event.test ? ` of "${testName(event.test)}"` : ''}`);
   }
 

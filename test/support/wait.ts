@@ -1,8 +1,12 @@
 import type { Store } from '../../adapters/store/store';
+import { safetyNet } from './safety-net';
 
-/** Polls `probe` every `everyMs` (100 ms by default) until it returns a truthy value, which it then returns. */
+/**
+ * Polls `probe` every `everyMs` (100 ms by default) until it returns a truthy value, which it then
+ * returns. Without `timeoutMs` it gives up after a safety net of 30 s, stretched for a busy machine.
+ */
 export async function waitUntil<T>(
-  what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 30000, everyMs = 100,
+  what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = safetyNet(30000), everyMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
