@@ -17,8 +17,8 @@ export default class HeraldTestEnvironment extends TestEnvironment {
 
   handleTestEvent(event: Circus.Event, state: Circus.State): void {
     // Read by jest-circus right after these events, when it starts the test's or hook's timer.
-    if (event.name === 'test_start') event.test.timeout = safetyNet(event.test.timeout ?? state.testTimeout);
-    else if (event.name === 'hook_start') event.hook.timeout = safetyNet(event.hook.timeout ?? state.testTimeout);
+    if (event.name === 'test_start') stretchTimeout(event.test, state);
+    else if (event.name === 'hook_start') stretchTimeout(event.hook, state);
     else if (event.name === 'test_done') this.flush(event.test.errors.length > 0 ? `test "${testName(event.test)}"` : undefined);
     else if (event.name === 'hook_failure') this.flush(`${event.hook.type} hook${event.test ? ` of "${testName(event.test)}"` : ''}`);
   }
@@ -28,6 +28,14 @@ export default class HeraldTestEnvironment extends TestEnvironment {
     if (failed === undefined || entries.length === 0) return;
     process.stderr.write(`\nTemporal SDK logs before the failed ${failed} (${this.testPath}):\n${entries.join('\n')}\n\n`);
   }
+}
+
+/** The timeouts as written, by test or hook: a hook runs again for every test, a test again on a retry. */
+const writtenTimeouts = new WeakMap<object, number | null | undefined>();
+
+function stretchTimeout(entry: { timeout?: number | null }, state: Circus.State): void {
+  if (!writtenTimeouts.has(entry)) writtenTimeouts.set(entry, entry.timeout);
+  entry.timeout = safetyNet(writtenTimeouts.get(entry) ?? state.testTimeout);
 }
 
 function testName(test: Circus.TestEntry): string {
