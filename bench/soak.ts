@@ -2,12 +2,10 @@
 // minutes while its processes are SIGKILLed at random and its disk fills up once, then the checks
 // of bench/soak/checks.ts. Progress on stderr, a table, and the JSON verdict as stdout's last line;
 // exit code 1 on any loss. Loopback only; everything lives in a folder of its own, removed at the end.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { projectRoot } from '../adapters/project-root';
 import { connectStore, type Store } from '../adapters/store/store';
 import { SEND_CONCURRENCY } from '../core/sending/message-loop';
 import { DRAIN_TUNING } from '../core/transactional/drain';
@@ -16,7 +14,7 @@ import { Answers, callRecorded } from './soak/answers';
 import { importContacts, interfere, launchCampaign, persist, campaignState, type CampaignPlan, type SoakCampaign, TRACKED_CONTACT_PREFIX } from './soak/campaign-load';
 import { checkContacts, checkMail, checkTracking, missingWebhookEvents, type Fault } from './soak/checks';
 import { contactEdits, contactImports, newContactsRecord } from './soak/contacts-load';
-import { accountUrl, bearer, SOAK_DOMAIN, type SoakContext } from './soak/context';
+import { accountUrl, bearer, heraldCli, SOAK_DOMAIN, type SoakContext } from './soak/context';
 import { soakDisk } from './soak/disk';
 import { planFaults, processesOf } from './soak/faults';
 import { Fleet, sleep } from './soak/fleet';
@@ -70,7 +68,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
     log(`soak: starting Herald on ${disk.dir}${disk.unavailable ? ` (${disk.unavailable})` : ' (a tmpfs)'}`);
     fleet = await Fleet.start(disk.dir, sink.url);
     const { env } = fleet.addresses;
-    const created = JSON.parse(execFileSync(process.execPath, [path.join(projectRoot, 'bin/herald.js'), 'account', 'create', 'soak'], { env, encoding: 'utf8' })) as { account: string; apiKey: string; transactionalKey: string };
+    const created = JSON.parse(heraldCli(env, 'account', 'create', 'soak')) as { account: string; apiKey: string; transactionalKey: string };
     const answers = new Answers();
     let running = false;
     const ctx: SoakContext = { apiUrl: fleet.addresses.apiUrl, smtpPort: fleet.addresses.smtpPort, ...created, answers, accepted: [], running: () => running };

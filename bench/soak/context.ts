@@ -1,5 +1,8 @@
 // What every load of the soak shares: where Herald answers, the account's credentials, the
 // answers' tally, and the record of what Herald accepted and so owes.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { projectRoot } from '../../adapters/project-root';
 import type { Answers } from './answers';
 
 export interface Accepted {
@@ -27,6 +30,9 @@ export interface SoakContext {
 
 export const SOAK_DOMAIN = 'soak.test';
 export const FROM = 'shop@sender.test';
+
+/** Runs the `herald` CLI as an operator would, against the soak's Herald (`env`); its stdout. */
+export const heraldCli = (env: NodeJS.ProcessEnv, ...args: string[]) => execFileSync(process.execPath, [path.join(projectRoot, 'bin/herald.js'), ...args], { env, encoding: 'utf8' });
 
 export const accountUrl = (ctx: SoakContext, path: string) => `${ctx.apiUrl}/v2/${ctx.account}${path}`;
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -7,15 +7,13 @@
 // keeps all of its history for the other checks.
 // At the end: no message sent before the horizon is left in the store, and the daily stats still
 // count every message (what pruning removes is rolled up first).
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { projectRoot } from '../../adapters/project-root';
 import type { Store } from '../../adapters/store/store';
 import { DEFAULT_PRUNE_TUNING } from '../../core/retention/pages';
 import { MIN_RETENTION_DAYS } from '../../core/retention/policy';
 import { pruneAccount } from '../../core/retention/prune-account';
 import { callRecorded } from './answers';
-import { every, FROM, SOAK_DOMAIN, type SoakContext } from './context';
+import { every, heraldCli, SOAK_DOMAIN, type SoakContext } from './context';
+import { sendBody } from './transactional-load';
 import type { SoakSink } from './mail-sink';
 import { copyKey } from './mail-sink';
 
@@ -63,9 +61,8 @@ export interface RetentionCheck {
 
 /** Creates the account with the shortest retention, through the CLI as an operator would. */
 export function createRetainedAccount(env: NodeJS.ProcessEnv): RetentionRun {
-  const cli = (...args: string[]) => execFileSync(process.execPath, [path.join(projectRoot, 'bin/herald.js'), ...args], { env, encoding: 'utf8' });
-  const created = JSON.parse(cli('account', 'create', RETAINED_ACCOUNT)) as { account: string; apiKey: string; transactionalKey: string };
-  cli('account', 'set', RETAINED_ACCOUNT, '--retention-days', String(MIN_RETENTION_DAYS));
+  const created = JSON.parse(heraldCli(env, 'account', 'create', RETAINED_ACCOUNT)) as { account: string; apiKey: string; transactionalKey: string };
+  heraldCli(env, 'account', 'set', RETAINED_ACCOUNT, '--retention-days', String(MIN_RETENTION_DAYS));
   return { ...created, accepted: [], unanswered: 0, prunes: 0, pruneErrors: 0, eventsPruned: 0 };
 }
 
@@ -75,7 +72,7 @@ export function retainedSends(ctx: SoakContext, run: RetentionRun): Promise<void
     const to = `r${n}@${SOAK_DOMAIN}`;
     const answer = await callRecorded(ctx.answers, 'retained_send', `${ctx.apiUrl}/v1/mail/send`, {
       headers: { authorization: `Bearer ${run.transactionalKey}` },
-      json: { from: { email: FROM }, subject: retainedSubject(to), content: { text: `Hello ${to}` }, recipients: [{ to: { email: to } }] },
+      json: sendBody(to, retainedSubject(to)),
     });
     if (answer?.status === 202) run.accepted.push(to);
     if (!answer) run.unanswered += 1;

@@ -13,7 +13,8 @@ export const TRACKED_HTTP_PREFIX = 'ht';
 
 const html = (n: string) => `<html><body><p>Hello ${n}</p><p><a href="https://shop.example/p/${n}">See it</a></p></body></html>`;
 
-function sendBody(to: string, subject: string) {
+/** A single send's body, as every load's HTTP send makes it. */
+export function sendBody(to: string, subject: string) {
   return { from: { email: FROM, name: 'Soak shop' }, subject, content: { html: html(subject), text: `Hello ${subject}` }, recipients: [{ to: { email: to } }] };
 }
 
