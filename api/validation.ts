@@ -39,30 +39,53 @@ export function fieldErrorsOf(list: ErrorObject[] | null | undefined): Record<st
   return fields;
 }
 
-const compiledSchemas = new WeakSet<object>();
+/** The request schemas, by these very objects (see compile). */
+const requestSchemas = new Set<object>();
 
-/**
- * ajv.compile, remembering the schema object: the OpenAPI document shows request bodies by
- * these very objects, and its test checks each documented one is one that ajv validates with.
- */
-export function compile(schema: object) {
-  compiledSchemas.add(schema);
-  return ajv.compile(schema);
+/** A compiled schema's check: true when valid, else false with `errors` set (as ajv's own). */
+export interface Validate {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
 }
 
-/** Whether this very object (not an equal copy) was compiled for validating requests. */
-export function isCompiledSchema(schema: object): boolean {
-  return compiledSchemas.has(schema);
+/**
+ * ajv.compile on first use, remembering the schema object: the OpenAPI document shows request
+ * bodies by these very objects, and its test checks each documented one is one that ajv validates
+ * with. Compiled when first needed, not when the module loads: a process (a CLI command, a worker,
+ * each test file) pays only for the routes it serves; every schema's strict compile is a test.
+ */
+export function compile(schema: object, using: Ajv = ajv): Validate {
+  requestSchemas.add(schema);
+  let compiled: ReturnType<Ajv['compile']> | undefined;
+  const validate: Validate = (value) => {
+    compiled ??= using.compile(schema);
+    const valid = compiled(value) as boolean;
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  return validate;
+}
+
+/** Whether this very object (not an equal copy) is validated against when requests come. */
+export function isRequestSchema(schema: object): boolean {
+  return requestSchemas.has(schema);
+}
+
+/** Compiles every request schema registered so far, as JSON and as form (a test's strict-mode check). */
+export function compileRequestSchemas(): number {
+  for (const schema of requestSchemas) {
+    ajv.compile(schema);
+    formAjv.compile(schema);
+  }
+  return requestSchemas.size;
 }
 
 /** A validator that returns the value typed, or throws VALIDATION_ERROR naming every bad field. */
 export function validator<T>(schema: object): (value: unknown) => T {
   const validateJson = compile(schema);
-  let validateForm: ReturnType<typeof formAjv.compile> | undefined;
+  const validateForm = compile(schema, formAjv);
   return (value) => {
-    const validate = typeof value === 'object' && value !== null && formBodies.has(value)
-      ? (validateForm ??= formAjv.compile(schema))
-      : validateJson;
+    const validate = typeof value === 'object' && value !== null && formBodies.has(value) ? validateForm : validateJson;
     if (!validate(value)) throw errors.validation(fieldErrorsOf(validate.errors));
     return value as T;
   };

@@ -281,7 +281,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       webhook_repeats: receiver.repeats, webhook_requests: receiver.requests, webhook_refused_on_purpose: receiver.refused, webhook_bad_signatures: receiver.badSignatures,
       tracking_hits: tracking.hits, tracking_checked: trackingCheck.checked, tracking_mismatched: trackingCheck.mismatched,
       unsubscribed: tracking.unsubscribed.size, unsubscribed_inconsistent: trackingCheck.unsubscribedInconsistent, tracking_samples: trackingCheck.samples,
-      contact_edits_checked: contactsCheck.edited, contact_edits_wrong: contactsCheck.editsWrong, contacts_imported: contactsCheck.imported, contacts_import_missing: contactsCheck.importsMissing,
+      contact_edits_checked: contactsCheck.edited, contact_edits_wrong: contactsCheck.editsWrong, contacts_imported: contactsCheck.imported, contacts_import_missing: contactsCheck.importsMissing, contact_samples: contactsCheck.samples,
       answers: answers.table(), unclear_refusals: answers.unclearRefusals, answer_samples: answers.samples,
       processes: fleet.counts(),
       memory_mb: { start: memoryStart, end: memoryEnd, bound: 'store: 1,536 MB (its 1 GB heap and 512 MB); the others: 1.5 x start + 150 MB', over_bound: memoryOverBound },

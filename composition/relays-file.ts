@@ -5,7 +5,7 @@
 // with a file that has one. SMTP_RELAY_URL alone is a set of one relay that takes anything.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import YAML from 'yaml';
 import { STREAMS, type RelayDefinition } from '../adapters/relay/routes';
 import type { FeedbackSettings } from '../core/bounces/feedback-settings';
@@ -72,7 +72,9 @@ const schema = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, strict: true }).compile<RelaySettings>(schema);
+// Compiled when a relays file is first read: most processes never read one.
+let compiled: ValidateFunction<RelaySettings> | undefined;
+const validator = () => (compiled ??= new Ajv({ allErrors: true, strict: true }).compile<RelaySettings>(schema));
 
 /** Where a problem is in the file: relays[1].url. */
 function placeOf(error: ErrorObject): string {
@@ -143,6 +145,7 @@ function urlProblem(raw: string, protocols: string[], example: string): string |
 
 /** Checks a parsed relays file; the settings, or every problem found. */
 export function checkRelaySettings(value: unknown): { settings: RelaySettings } | { problems: string[] } {
+  const validate = validator();
   if (!validate(value)) {
     const problems = (validate.errors ?? []).map((error) => `${placeOf(error)} ${describe(error)}`);
     return { problems: [...new Set(problems)] };

@@ -6,8 +6,13 @@ import { accountUrl, bearer, every, SOAK_DOMAIN, type SoakContext } from './cont
 import { contactAddress } from './campaign-load';
 
 export interface ContactsRecord {
-  /** Address → first name of its last edit answered 2xx (addresses with an unanswered edit left out). */
+  /** Address → first name of its last edit answered 2xx (addresses with an uncertain edit left out). */
   lastName: Map<string, string>;
+  /**
+   * Addresses with an edit that may or may not have been applied: no answer, or a 503 (a store that
+   * stops between the write and the read of the answer's view answers 503 after the write; the
+   * client retries, and an upsert's retry lands on the same contact).
+   */
   uncertain: Set<string>;
   /** Addresses of imports whose task was accepted (201). */
   imported: string[];
@@ -24,7 +29,7 @@ export function contactEdits(ctx: SoakContext, listId: number, contacts: number,
     const firstName = `Edited${n}`;
     const answer = await callRecorded(ctx.answers, 'contact_edit', accountUrl(ctx, `/lists/${listId}/contacts`), { headers: bearer(ctx.apiKey), json: { email, firstName } });
     if (answer && answer.status >= 200 && answer.status < 300) record.lastName.set(email, firstName);
-    else if (answer?.status !== 503) record.uncertain.add(email);
+    else if (!answer || answer.status >= 500) record.uncertain.add(email); // a 4xx changed nothing
   });
 }
 

@@ -18,12 +18,7 @@ let user: { email: string; password: string };
 
 beforeAll(async () => {
   // A Temporal UI address, for the batch page's link to its run (read when Herald is composed).
-  process.env.HERALD_TEMPORAL_UI_URL = 'http://temporal-ui.test:8233';
-  try {
-    [herald, browser] = await Promise.all([startTestHerald(), connectBrowser()]);
-  } finally {
-    delete process.env.HERALD_TEMPORAL_UI_URL;
-  }
+  [herald, browser] = await Promise.all([startTestHerald({ env: { HERALD_TEMPORAL_UI_URL: 'http://temporal-ui.test:8233' } }), connectBrowser()]);
   account = await herald.newAccount();
   user = await consoleUser(herald.services.store, account.account);
 });

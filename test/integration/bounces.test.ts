@@ -28,7 +28,7 @@ let acme: NewAccount;
 let other: NewAccount;
 
 beforeAll(async () => {
-  herald = await startTestHerald();
+  herald = await startTestHerald({ ownStack: true }); // its metrics are this realm's registry
   [acme, other] = await Promise.all([herald.newAccount(), herald.newAccount()]);
 });
 afterAll(() => herald?.stop());

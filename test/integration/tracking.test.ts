@@ -21,8 +21,7 @@ let herald: TestHerald;
 let acme: NewAccount;
 
 beforeAll(async () => {
-  process.env.HERALD_TRUST_PROXY = '1'; // the client address comes from X-Forwarded-For (jest gives each file its own process.env)
-  herald = await startTestHerald();
+  herald = await startTestHerald({ env: { HERALD_TRUST_PROXY: '1' } }); // the client address comes from X-Forwarded-For
   acme = await herald.newAccount();
 });
 afterAll(() => herald?.stop());

@@ -20,7 +20,7 @@ let herald: TestHerald;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  [herald, receiver] = await Promise.all([startTestHerald({ rejectRecipients: ['gone@example.org'] }), startWebhookReceiver()]);
+  [herald, receiver] = await Promise.all([startTestHerald({ rejectRecipients: ['gone@example.org'], ownStack: true }), startWebhookReceiver()]); // ownStack: it reads this realm's metrics
 });
 afterAll(async () => {
   await herald?.stop();

@@ -1,28 +1,23 @@
-// Runs Herald (API + worker, optionally the SMTP listener) in the test process against the
-// suite's real Temporal and store, with its own database and a recording SMTP sink. Built by the
-// composition root, as npm start builds it.
-import fs from 'node:fs';
+// A Herald for a test file: API, SMTP listener and worker against the suite's real Temporal and
+// store, relaying to a recording SMTP sink. A file that takes the defaults (at most the sink's
+// options) gets its jest worker's shared stack (./worker-stack.ts): started once per worker, its
+// files each on their own accounts. A file with other options starts a stack of its own
+// (./own-stack.ts), with its own database, and ends it at stop(). HERALD_TEST_SHARED_STACK=0
+// gives every file its own.
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import { createAccount, type NewAccount } from '../../core/accounts/accounts';
-import { loadConfig } from '../../composition/config';
-import { composeHerald, type Herald, type HeraldTuning } from '../../composition/herald';
-import type { HttpsGet } from '../../adapters/http/https-get';
-import { createLogger } from '../../adapters/logger';
-import type { FeedbackSettings } from '../../core/bounces/feedback-settings';
+import type { Herald, HeraldTuning } from '../../composition/herald';
 import { newId } from '../../core/shared/ids';
-import type { Store } from '../../adapters/store/store';
-import type { WebhookTuning } from '../../core/webhooks/delivery-pass';
-import type { CampaignTuning } from '../../adapters/temporal/contracts';
-import type { DrainTuning } from '../../core/transactional/drain';
-import { bounceMailboxSweeper, removeSweeper, sweepersOf } from '../../adapters/temporal/schedules';
-import type { Logger } from '../../adapters/logger';
-import { installTestTemporalRuntime } from './temporal-logs';
-import { startSmtpSink, type SinkOptions } from './smtp-sink';
+import { connectStore, type Store } from '../../adapters/store/store';
+import type { Sink, StackOptions } from './own-stack';
+import type { SinkOptions } from './smtp-sink';
+import { suiteMongodbUri } from './suite';
+import type { WorkerStack } from './worker-stack';
+import { workerStackGetter } from './worker-stack-handle';
+
+export { dropDatabase, suiteMongodbUri } from './suite';
 
 /** The parts a test reaches into: the store, the Temporal client and the task queue. */
 export interface TestServices { store: Store; temporal: Client; taskQueue: string }
@@ -32,14 +27,9 @@ export interface TestHerald {
   smtpPort: number;
   services: TestServices;
   herald: Herald;
-  sink: Awaited<ReturnType<typeof startSmtpSink>>;
+  sink: Sink;
   newAccount(name?: string): Promise<NewAccount>;
   stop(): Promise<void>;
-}
-
-/** The suite's store (global setup), without its database: each test file gets its own. */
-export function suiteMongodbUri(): string {
-  return process.env.MONGODB_URI!.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)\/[^?]*/, '$1/');
 }
 
 /**
@@ -47,6 +37,9 @@ export function suiteMongodbUri(): string {
  * (a second API on a test's database, another metrics token, a Temporal where nothing listens).
  */
 export function composeTestHerald(env: Record<string, string>, tuning: HeraldTuning = {}): Herald {
+  const { loadConfig } = require('../../composition/config') as typeof import('../../composition/config');
+  const { composeHerald } = require('../../composition/herald') as typeof import('../../composition/herald');
+  const { createLogger } = require('../../adapters/logger') as typeof import('../../adapters/logger');
   const config = loadConfig({ ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_LOG_LEVEL: 'silent', ...env });
   return composeHerald(config, { logger: createLogger('silent'), ...tuning });
 }
@@ -57,90 +50,91 @@ export async function listenLocally(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** The options only the sink reads: a stack shared by several test files takes these per file. */
+const SINK_OPTIONS: { [name in keyof Required<SinkOptions>]: true } = {
+  rejectRecipients: true, deferRecipients: true, refuseAuth: true, delayMs: true, answer421: true, dropAfter: true,
+};
+
+/** Options the shared stack can take: none but the sink's. */
+function shareable(options: StackOptions): boolean {
+  return Object.keys(options).every((name) => name in SINK_OPTIONS);
+}
+
 /**
- * `options` shape the relay (test/support/smtp-sink.ts): the object itself is the sink's, so a
- * test may change its lists and flags while Herald runs. `relayAuth`: the worker logs in to it.
- * `webhookTuning`: batching and polling of webhook delivery. Webhook URLs on 127.0.0.1 are allowed
- * (HERALD_WEBHOOK_ALLOW_PRIVATE=1) unless the environment says otherwise. `campaignTuning`: page
- * size and deferral retries of campaign launches. `drainTuning`: paging and idling of the send queues' drains.
- * `feedback`: the providers' webhook secrets, as the relays file's `feedback` gives them (the sink
- * stays the one relay); `httpsGet`: the API's outgoing HTTPS GET (SNS certificates), answered by the test.
- * `bounceMailboxCa`: the CA of the bounce mailbox's IMAP server (a relays file names the mailbox).
- * `logger`: Herald's logger (silent by default). `env`: settings over the test's.
+ * A test Herald: the worker's shared stack when `options` are at most the sink's, else one of the
+ * file's own (see the top of this file). `ownStack`: one of its own anyway, for a file that reads
+ * what a process holds (the metrics registry of its realm) rather than what the store holds.
  */
-export async function startTestHerald(
-  options: SinkOptions & {
-    relayAuth?: boolean; webhookTuning?: Partial<WebhookTuning>; campaignTuning?: Partial<CampaignTuning>; drainTuning?: Partial<DrainTuning>;
-    /** A relays file (written to a temporary file, HERALD_RELAYS_FILE) instead of SMTP_RELAY_URL; the test's sink is one relay it may name. */
-    relaysFile?: (sinkUrl: string) => object;
-    feedback?: FeedbackSettings; httpsGet?: HttpsGet; bounceMailboxCa?: Buffer; logger?: Logger;
-    /** Settings over the test's (HERALD_PUBLIC_URL…; a value `''` unsets one). */
-    env?: Record<string, string>;
-  } = {},
-): Promise<TestHerald> {
-  installQuietRuntime();
-  const database = `herald_test_${newId().slice(0, 10)}`;
-  const sink = await startSmtpSink(options);
-  const relays = options.relaysFile ? { HERALD_RELAYS_FILE: writeTemporaryFile(`${database}-relays.json`, JSON.stringify(options.relaysFile(sink.url))) } : undefined;
-  // Own database and task queue: test files run in parallel against one Temporal and store.
-  const loaded = loadConfig({
-    ...process.env, MONGODB_URI: suiteMongodbUri(), HERALD_MONGODB_DATABASE: database, HERALD_TASK_QUEUE: database, HERALD_LOG_LEVEL: 'silent',
-    HERALD_MTA_HOST: 'herald.test',
-    ...(relays ?? { SMTP_RELAY_URL: options.relayAuth ? sink.url.replace('smtp://', 'smtp://relay:secret@') : sink.url }),
-    HERALD_WEBHOOK_ALLOW_PRIVATE: process.env.HERALD_WEBHOOK_ALLOW_PRIVATE ?? '1',
-    ...options.env,
-  });
-  // As a relays file would give them; the relay itself is still SMTP_RELAY_URL's sink.
-  const config = options.feedback ? { ...loaded, relays: { relays: [{ name: 'sink', url: loaded.smtpRelayUrl! }], feedback: options.feedback } } : loaded;
-  const herald = composeHerald(config, {
-    logger: options.logger ?? createLogger('silent'), bounceMailboxTls: options.bounceMailboxCa && { ca: options.bounceMailboxCa }, webhookTuning: options.webhookTuning, campaignTuning: options.campaignTuning, httpsGet: options.httpsGet,
-    // A drain stops 1 s after its queue emptied (5 s in production): a test waiting for it to go idle waits less.
-    drainTuning: { idleMs: 1000, ...options.drainTuning },
-  });
-  const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
-  void (await herald.worker()).run();
-  const api = await herald.apiServer();
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-  const smtp = await herald.smtpServer();
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  let accounts = 0;
+export async function startTestHerald(options: StackOptions & { ownStack?: boolean } = {}): Promise<TestHerald> {
+  // `options` itself goes on to the sink, which the file may change while Herald runs.
+  const shared = process.env.HERALD_TEST_SHARED_STACK === '0' || options.ownStack ? undefined : workerStackGetter();
+  if (shared && shareable(options)) return onSharedStack(await shared(), options);
+  const { startStack } = await import('./own-stack');
+  const stack = await startStack(`herald_test_${newId().slice(0, 10)}`, options);
   return {
-    baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
-    smtpPort: (smtp.server.address() as AddressInfo).port,
-    services: { store, temporal, taskQueue: config.taskQueue },
-    herald,
-    sink,
-    newAccount: (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`),
+    baseUrl: stack.baseUrl,
+    smtpPort: stack.smtpPort,
+    services: { store: stack.store, temporal: stack.temporal, taskQueue: stack.config.taskQueue },
+    herald: stack.herald,
+    sink: stack.sink,
+    newAccount: newAccountsOf(stack.store),
+    stop: () => stack.stop(),
+  };
+}
+
+/**
+ * The file's view of its worker's stack: the sink emptied and given the file's options, and a
+ * store client and (on first use) Temporal client of the file's own, so that what a test reads
+ * is of its realm (its Dates, its error classes). stop() closes those; the stack runs on.
+ */
+async function onSharedStack(stack: WorkerStack, sinkOptions: StackOptions): Promise<TestHerald> {
+  stack.sink.reset(sinkOptions);
+  const store = await connectStore(suiteMongodbUri(), stack.database);
+  let temporal: Client | undefined;
+  const { temporalAddress, temporalNamespace, taskQueue } = stack.herald.config;
+  const services: TestServices = {
+    store,
+    taskQueue,
+    get temporal() {
+      if (!temporal) {
+        const { lazyTemporal } = require('../../adapters/temporal/client') as typeof import('../../adapters/temporal/client');
+        temporal = lazyTemporal(temporalAddress!, temporalNamespace);
+      }
+      return temporal;
+    },
+  };
+  return {
+    baseUrl: stack.baseUrl,
+    smtpPort: stack.smtpPort,
+    services,
+    herald: stack.herald,
+    sink: stack.sink,
+    newAccount: newAccountsOf(store),
     async stop() {
-      // This test's queue has no worker after this.
-      for (const { scheduleId } of [...sweepersOf(config.taskQueue), bounceMailboxSweeper(config.taskQueue)]) await removeSweeper(temporal, scheduleId).catch(() => undefined);
-      await herald.close();
-      await dropDatabase(database);
-      await sink.close();
+      await untilNothingSends(store);
+      await temporal?.connection.close();
+      await store.close();
     },
   };
 }
 
-/** A file in the system's temporary folder with this text; its path. */
-function writeTemporaryFile(name: string, text: string): string {
-  const file = path.join(os.tmpdir(), name);
-  fs.writeFileSync(file, text);
-  return file;
-}
-
-/** Drops a test's database once everything that wrote to it has stopped. */
-export async function dropDatabase(database: string): Promise<void> {
-  const client = await MongoClient.connect(suiteMongodbUri());
-  try {
-    await client.db(database).dropDatabase();
-  } finally {
-    await client.close();
+/**
+ * Waits, for a while at most, until the shared stack sends nothing (no sender draining, no queued
+ * request due, no campaign sending): the next file's sink then receives that file's mail only.
+ */
+async function untilNothingSends(store: Store): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    const now = new Date();
+    const busy = await store.senders.findOne({ drainingUntil: { $gt: now } })
+      ?? await store.sendQueue.findOne({ $or: [{ dueAt: { $exists: false } }, { dueAt: { $lte: new Date(now.getTime() + 10_000) } }] })
+      ?? await store.campaigns.findOne({ state: 'SENDING', paused: false });
+    if (!busy) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-let runtimeInstalled = false;
-/** The SDK's runtime is installed once per process (each jest worker is one). */
-function installQuietRuntime() {
-  if (!runtimeInstalled) installTestTemporalRuntime();
-  runtimeInstalled = true;
+/** Accounts named acctN plus a random part: unique on a store that several files share. */
+function newAccountsOf(store: Store): (name?: string) => Promise<NewAccount> {
+  let accounts = 0;
+  return (name) => createAccount(store, name ?? `acct${(accounts += 1)}${newId().slice(0, 6)}`);
 }

@@ -20,7 +20,8 @@ export interface SinkOptions {
 }
 
 /** A real SMTP server that records what it receives, for tests. */
-export async function startSmtpSink(options: SinkOptions = {}) {
+export async function startSmtpSink(initialOptions: SinkOptions = {}) {
+  let options = initialOptions;
   const received: ReceivedMail[] = [];
   /** Each recipient answered 450, in order (one entry per deferral). */
   const deferred: string[] = [];
@@ -104,6 +105,16 @@ export async function startSmtpSink(options: SinkOptions = {}) {
         });
       }
       return received.slice(0, count);
+    },
+    /**
+     * The sink as new for another test file (a jest worker's shared stack): nothing received or
+     * deferred, and `next` as its options (the very object, which the file may change).
+     */
+    reset(next: SinkOptions) {
+      options = next;
+      received.length = 0;
+      deferred.length = 0;
+      mostOpenAtOnce = sockets.size;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     /** Stops at once, as a crashed relay does: its connections are cut, and nothing listens on its port. */

@@ -6,8 +6,16 @@
 import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogEntry } from '@temporalio/worker';
 import { keepTemporalLog } from './temporal-log-buffer';
 
+/** The global whose buffer the lines go to: the test file's, or the running file's for a jest worker's shared stack. */
+let logsGlobal: object = globalThis;
+
+/** The shared stack's SDK (./worker-stack.ts) logs into the buffer of the file now running. */
+export function sendTemporalLogsTo(fileGlobal: object): void {
+  logsGlobal = fileGlobal;
+}
+
 const keep = (entry: LogEntry) =>
-  keepTemporalLog(globalThis, JSON.stringify({ name: 'temporal', level: entry.level.toLowerCase(), msg: entry.message, ...entry.meta }));
+  keepTemporalLog(logsGlobal, JSON.stringify({ name: 'temporal', level: entry.level.toLowerCase(), msg: entry.message, ...entry.meta }));
 
 /** The SDK's logger for tests, at warn level into the buffer: the runtime's, and MockActivityEnvironment's `logger`. */
 export const testTemporalLogger = new DefaultLogger('WARN', keep);

@@ -1,11 +1,15 @@
 // Jest's node environment, plus: the Temporal SDK's logs buffered by test/support/temporal-logs.ts
 // are printed (on stderr, before jest's report of the file) for a test or hook that failed, and
 // dropped once a test passed; and every test's and hook's timeout, the default one or its own,
-// is a safety net stretched for a busy machine (./safety-net.ts).
+// is a safety net stretched for a busy machine (./safety-net.ts). It also hands each file the
+// jest worker's shared Herald stack (./worker-stack.ts, loaded on first request in the worker's
+// realm, where it outlives the file).
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
 import { safetyNet } from './safety-net';
 import { takeTemporalLogs } from './temporal-log-buffer';
+import { installTsRequireHook } from './ts-require-hook';
+import { WORKER_STACK } from './worker-stack-handle';
 
 export default class HeraldTestEnvironment extends TestEnvironment {
   private readonly testPath: string;
@@ -13,6 +17,13 @@ export default class HeraldTestEnvironment extends TestEnvironment {
   constructor(...args: ConstructorParameters<typeof TestEnvironment>) {
     super(...args);
     this.testPath = args[1].testPath;
+    const fileGlobal = this.global;
+    Object.defineProperty(fileGlobal, WORKER_STACK, {
+      value: () => {
+        installTsRequireHook();
+        return (require('./worker-stack') as typeof import('./worker-stack')).workerStack(fileGlobal);
+      },
+    });
   }
 
   handleTestEvent(event: Circus.Event, state: Circus.State): void {
