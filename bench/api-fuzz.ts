@@ -1,4 +1,4 @@
-// `npm run api-fuzz [-- --minutes N] [--seed S]`: Schemathesis (pinned, from PyPI into
+// `npm run api-fuzz [-- --minutes N] [--seed S] [--negative]`: Schemathesis (pinned, from PyPI into
 // .tools/schemathesis) drives every operation of Herald's OpenAPI document against a Herald
 // started as the benches start it (embedded store and Temporal, a counting relay, loopback only),
 // the account path parameter fixed to a fresh account and each security scheme given its key.
@@ -25,7 +25,13 @@ const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_c
  */
 const OWN_CREDENTIALS = ['updateUser', 'deleteUser', 'deleteUserKey', 'deleteTransactionalKey', 'activateCustomTriggers', 'rotateCustomTriggers', 'deactivateCustomTriggers'];
 
-interface Options { minutes: number; seed?: number }
+/**
+ * `--negative`: also Schemathesis's negative_data_rejection, every request the document refuses
+ * (a wrong type, a missing field, a value out of range) answered with a refusal: the statuses below.
+ */
+const REFUSALS = ['400', '401', '403', '404', '405', '406', '409', '413', '415', '422'];
+
+interface Options { minutes: number; seed?: number; negative: boolean }
 
 function optionsOf(argv: string[]): Options {
   const value = (name: string) => {
@@ -35,7 +41,7 @@ function optionsOf(argv: string[]): Options {
   const minutes = Number(value('--minutes') ?? 15);
   if (!Number.isFinite(minutes) || minutes <= 0) throw new Error(`--minutes must be a positive number, not ${value('--minutes')}`);
   const seed = value('--seed');
-  return { minutes, ...(seed !== undefined ? { seed: Number(seed) } : {}) };
+  return { minutes, negative: argv.includes('--negative'), ...(seed !== undefined ? { seed: Number(seed) } : {}) };
 }
 
 /** Schemathesis's JSON run report, the parts read here. */
@@ -80,10 +86,11 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
       '[[operations]]', 'include-tag = "Transactional"', 'headers = { Authorization = "Bearer ${HERALD_FUZZ_TRANSACTIONAL_KEY}" }', '',
       '[[operations]]', 'include-operation-id = "postTriggerEvent"',
       'parameters = { "path.credentialA" = "${HERALD_FUZZ_TRIGGER_A}", "path.credentialB" = "${HERALD_FUZZ_TRIGGER_B}" }', '',
+      '[checks.negative_data_rejection]', `expected-statuses = ${JSON.stringify(REFUSALS)}`, '',
     ].join('\n'));
     const args = [
       '--config-file', config, 'run', `${baseUrl}/v2/openapi.json`, '--url', baseUrl,
-      '--checks', CHECKS.join(','), '--max-time', String(Math.round(options.minutes * 60)), '--workers', '2',
+      '--checks', [...CHECKS, ...(options.negative ? ['negative_data_rejection'] : [])].join(','), '--max-time', String(Math.round(options.minutes * 60)), '--workers', '2',
       '--report', 'json', '--report-json-path', reportFile, '--no-color',
       ...OWN_CREDENTIALS.flatMap((id) => ['--exclude-operation-id', id]),
       ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
@@ -107,6 +114,7 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
       scenario: 'api-fuzz',
       minutes: options.minutes,
       seed: options.seed ?? null,
+      negative: options.negative,
       running_time_s: report.running_time ?? null,
       operations: report.operations,
       test_cases: report.test_cases,

@@ -89,23 +89,23 @@ export const activityOperations = accountResource('Activity', [{
     + '`retention.since` says how far back the events reach: those of messages sent earlier are pruned.',
   permissions: ['activity:list'], status: 200, response: 'A page of events', responseSchema: activityEnvelope,
   query: [
-    { name: 'filters.track_type', schema: trackType, description: 'Only events of this type; empty means every type.' },
-    { name: 'filters.batch_id', schema: { type: 'string', maxLength: 200 }, description: 'Only events of this send batch.' },
+    { name: 'filters.track_type', allowEmptyValue: true, schema: trackType, description: 'Only events of this type; empty means every type.' },
+    { name: 'filters.batch_id', allowEmptyValue: true, schema: { type: 'string', maxLength: 200 }, description: 'Only events of this send batch.' },
     {
-      name: 'filters.timestamp.gt', schema: instant,
+      name: 'filters.timestamp.gt', allowEmptyValue: true, schema: instant,
       description: 'Only events after this instant: ISO 8601 with `Z` or an offset. Not with `filters.timestamp.gtrel`.',
     },
     {
-      name: 'filters.timestamp.gtrel', schema: { type: 'string', pattern: '^now-\\d{1,9}[smhdw]$' },
+      name: 'filters.timestamp.gtrel', allowEmptyValue: true, schema: { type: 'string', pattern: '^now-\\d{1,9}[smhdw]$' },
       description: 'Only events after a time relative to now: `now-<n><unit>`, unit `s`, `m`, `h`, `d` or `w` (`now-1h`, `now-5d`), '
         + 'at most ten years back. Not with `filters.timestamp.gt`; `paging.next` carries the instant it meant as `filters.timestamp.gt`.',
     },
-    { name: 'q', schema: { type: 'string', maxLength: 200 }, description: 'The recipient\'s address, ignoring letter case; `*` matches anything.' },
+    { name: 'q', allowEmptyValue: true, schema: { type: 'string', maxLength: 200 }, description: 'The recipient\'s address, ignoring letter case; `*` matches anything.' },
     {
-      name: 'view', schema: { type: 'string', enum: [...ACTIVITY_VIEWS], default: 'default' },
+      name: 'view', allowEmptyValue: true, schema: { type: 'string', enum: [...ACTIVITY_VIEWS], default: 'default' },
       description: '`full`: every field of the event; `default`: the general fields; `simple`: only `email`.',
     },
-    { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: ACTIVITY_DEFAULT_LIMIT }, description: 'Events per page.' },
-    { name: 'cursor', schema: text, description: 'Where the page starts; set by `paging.next`, not written by hand.' },
+    { name: 'limit', allowEmptyValue: true, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: ACTIVITY_DEFAULT_LIMIT }, description: 'Events per page.' },
+    { name: 'cursor', allowEmptyValue: true, schema: text, description: 'Where the page starts; set by `paging.next`, not written by hand.' },
   ],
 }]);

@@ -93,7 +93,7 @@ export const statsOperations = accountResource('Activity', [{
     + 'sent (suppressed address, cancelled batch).',
   permissions: ['activity:list'], status: 200, response: 'The counts of each day, their totals and rates', responseSchema: statsEnvelope,
   query: [
-    { name: 'from', schema: dayText, description: `The first day (UTC, YYYY-MM-DD); by default ${DEFAULT_DAYS - 1} days before \`to\`.` },
-    { name: 'to', schema: dayText, description: `The last day, included; by default today (UTC). At most ${MAX_DAYS} days from \`from\`, not before it.` },
+    { name: 'from', allowEmptyValue: true, schema: dayText, description: `The first day (UTC, YYYY-MM-DD); by default ${DEFAULT_DAYS - 1} days before \`to\`.` },
+    { name: 'to', allowEmptyValue: true, schema: dayText, description: `The last day, included; by default today (UTC). At most ${MAX_DAYS} days from \`from\`, not before it.` },
   ],
 }]);

@@ -56,7 +56,8 @@ export interface OperationSpec {
   offline?: boolean;
 }
 
-export interface QueryParameter { name: string; schema: object; description: string }
+/** `allowEmptyValue`: an empty value (`?to=`) is taken as the parameter's absence, as a form leaves a field empty. */
+export interface QueryParameter { name: string; schema: object; description: string; allowEmptyValue?: boolean }
 
 type ResourceOperation = Omit<OperationSpec, 'tag' | 'auth'>;
 

@@ -40,13 +40,15 @@ export function pathParameters(path: string) {
 /** `limit`, `offset`, `sortby`, `sortdir`, `q` and the resource's `filter[…]`, as parseListOptions reads them. */
 export function listingParameters(spec: ListSpec, q: string) {
   const query = (name: string, schema: object, description: string) => ({ name, in: 'query', required: false, schema, description });
+  // An empty value is the default, as parseListOptions reads it (`?limit=` from a form left empty).
+  const orEmpty = (name: string, schema: object, description: string) => ({ ...query(name, schema, description), allowEmptyValue: true });
   const filters = Object.keys(spec.filters ?? {});
   return [
-    query('limit', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: spec.defaultLimit }, 'Items per page.'),
-    query('offset', { type: 'integer', minimum: 0, default: 0 }, 'Items skipped before the page.'),
-    query('sortby', { type: 'string', enum: spec.sortFields, default: spec.sortFields[0] }, 'The sort field, in any letter case (`sortBy` too); ties go by id.'),
-    query('sortdir', { type: 'string', enum: ['asc', 'desc'], default: spec.defaultDir }, 'The sort direction, in any letter case (`sortDir` too).'),
-    query('q', { type: 'string', maxLength: 200 }, `Matches ${q}, ignoring letter case; \`*\` matches anything.`),
+    orEmpty('limit', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: spec.defaultLimit }, 'Items per page.'),
+    orEmpty('offset', { type: 'integer', minimum: 0, default: 0 }, 'Items skipped before the page.'),
+    orEmpty('sortby', { type: 'string', enum: spec.sortFields, default: spec.sortFields[0] }, 'The sort field, in any letter case (`sortBy` too); ties go by id.'),
+    orEmpty('sortdir', { type: 'string', enum: ['asc', 'desc'], default: spec.defaultDir }, 'The sort direction, in any letter case (`sortDir` too).'),
+    orEmpty('q', { type: 'string', maxLength: 200 }, `Matches ${q}, ignoring letter case; \`*\` matches anything.`),
     ...filters.map((name) => query(`filter[${name}]`, { type: 'string' }, spec.filterDescriptions?.[name] ?? `Filter by ${name}.`)),
     ...(spec.unprefixedFilters ?? []).map((name) => query(name, { type: 'string' }, `The same as \`filter[${name}]\`.`)),
   ];

@@ -31,9 +31,17 @@ function exitWhenJestEnds(): void {
 export function workerStack(fileGlobal: object): Promise<WorkerStack> {
   sendTemporalLogsTo(fileGlobal);
   if (!started && process.send) exitWhenJestEnds(); // a child process of jest's, not a run in band
-  started ??= startStack(`herald_worker_${newId().slice(0, 10)}`).catch((error: unknown) => {
-    started = undefined;
-    throw error;
-  });
+  if (!started) {
+    const starting = startStack(`herald_worker_${newId().slice(0, 10)}`);
+    started = starting.catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
+    // Run in band (one file, or -i), the stack is in jest's own process: the global teardown ends it.
+    (globalThis as { [STOP_IN_BAND]?: () => Promise<void> })[STOP_IN_BAND] = async () => (await starting).stop();
+  }
   return started;
 }
+
+/** Where the stack leaves its stop for the global teardown (./global-teardown.ts), in the process's realm. */
+export const STOP_IN_BAND = Symbol.for('herald.test.stopWorkerStack');
