@@ -44,13 +44,29 @@ const CLI_TYPE: Record<SearchAttributeType, string> = {
   [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
 };
 
-export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions): Promise<EmbeddedTemporal> {
+/** Starts tried with fresh ports when one picked was taken meanwhile. */
+const PORT_ATTEMPTS = 3;
+
+/** `findFreePort`: where unset ports come from (a test hands out a taken one first). */
+export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions, findFreePort = freePort): Promise<EmbeddedTemporal> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(opts, findFreePort);
+    } catch (error) {
+      // A port found free is bound a moment later by the server: another process (a second test
+      // run, a listener on an ephemeral port) may take it in between. Fresh ports then.
+      if (attempt >= PORT_ATTEMPTS || !/address already in use/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnce(opts: EmbeddedTemporalOptions, findFreePort: typeof freePort): Promise<EmbeddedTemporal> {
   const cli = await temporalCliPath();
   // Every port is set explicitly: the dev server binds unset ones at random or on other interfaces.
   const taken = new Set<number>();
   const pick = async (given?: number) => {
-    let port = given ?? await freePort(HOST);
-    while (given === undefined && taken.has(port)) port = await freePort(HOST);
+    let port = given ?? await findFreePort(HOST);
+    while (given === undefined && taken.has(port)) port = await findFreePort(HOST);
     taken.add(port);
     return port;
   };

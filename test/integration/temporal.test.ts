@@ -1,21 +1,33 @@
 // The embedded Temporal starts from the project's own tools, on loopback, with Herald's
 // search attributes and the web UI; the time-skipping test server is installed too.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startEmbeddedTemporal } from '../../infra/temporal';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
+import { freePort } from '../../infra/ports';
 
 let tmp: string;
 
 beforeAll(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-temporal-')); });
 afterAll(() => { fs.rmSync(tmp, { recursive: true, force: true }); });
 
-test('starts the dev server with a SQLite file, search attributes and the UI', async () => {
-  const temporal = await startEmbeddedTemporal({ dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') });
+test('starts the dev server with a SQLite file, search attributes and the UI; a port taken after it was found free is found again', async () => {
+  // The second port handed out (the web UI's) is taken by the time the server binds it, as another
+  // process may take one; the server then exits (as seen with two test runs side by side).
+  const squatter = net.createServer();
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  const taken = (squatter.address() as net.AddressInfo).port;
+  let handedOut = 0;
+  const findFreePort = (host?: string) => (handedOut++ === 1 ? Promise.resolve(taken) : freePort(host));
+  const temporal = await startEmbeddedTemporal({ dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') }, findFreePort)
+    .finally(() => new Promise((resolve) => squatter.close(resolve)));
   try {
+    expect(Object.values(temporal.ports)).not.toContain(taken);
+    expect(fs.readFileSync(path.join(tmp, 'temporal.log'), 'utf8')).toContain('address already in use'); // the first try's
     expect(temporal.address).toBe(`127.0.0.1:${temporal.ports.grpc}`);
     const connection = await Connection.connect({ address: temporal.address });
     try {
