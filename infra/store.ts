@@ -182,8 +182,8 @@ function recoveryStep(output: string, file: string | null, port: number, spawnEr
   return 'read the log lines below; the store\'s own message starts with "herald-store:".';
 }
 
-/** Starts the embedded store on an H2 file, or with `file: null` on the memory backend. */
-export async function startEmbeddedStore(opts: {
+/** What startEmbeddedStore takes. */
+export interface EmbeddedStoreOptions {
   file: string | null; port?: number; logFile: string;
   /** The file format of stores before infra/store/NativeKeyBackend.java (old index order, Java-serialised values): for its test only. */
   legacyFormat?: boolean;
@@ -193,10 +193,30 @@ export async function startEmbeddedStore(opts: {
    * writes) and more per request once warm; a long-running store keeps the optimising compiler.
    */
   shortLived?: boolean;
-}): Promise<EmbeddedStore> {
+}
+
+/** Starts tried with a fresh port when the one found free was taken meanwhile. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts the embedded store on an H2 file, or with `file: null` on the memory backend.
+ * `findFreePort`: where an unset port comes from (a test hands out a taken one first).
+ */
+export async function startEmbeddedStore(opts: EmbeddedStoreOptions, findFreePort = freePort): Promise<EmbeddedStore> {
   await installStore();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOn(opts.port ?? await findFreePort(HOST), opts);
+    } catch (error) {
+      // A port found free is bound a moment later by the JVM: another process (a second test run,
+      // a client on an ephemeral port) may take it in between. A fresh port then, unless it was given.
+      if (opts.port !== undefined || attempt >= PORT_ATTEMPTS || !(error as { portTaken?: boolean }).portTaken) throw error;
+    }
+  }
+}
+
+async function startOn(port: number, opts: EmbeddedStoreOptions): Promise<EmbeddedStore> {
   const { java } = requireTools('java');
-  const port = opts.port ?? await freePort(HOST);
   if (opts.port !== undefined && await isListening(HOST, port)) {
     throw new Error(`Cannot start the embedded store: ${HOST}:${port} is already in use.\n` +
       'What to do: stop the process listening there (a store an earlier start left running?), then start again.');
@@ -237,8 +257,10 @@ export async function startEmbeddedStore(opts: {
   try {
     // Opening a big H2 file takes a few seconds; 60 s leaves room for slow disks. Stops polling as
     // soon as the JVM exits (file locked by another store, port taken): no waiting out the timeout.
+    // Ready when the store says so: a port merely listening may be another process's.
     const deadline = Date.now() + 60_000;
-    while (!await isListening(HOST, port)) {
+    const ready = `herald-store ready ${HOST}:${port}`;
+    while (!readFrom(opts.logFile, logStart).includes(ready)) {
       if (exit) throw new Error(spawnError ? spawnError.message : `the store process exited (code ${exit.code}, signal ${exit.signal})`);
       if (Date.now() > deadline) throw new Error(`it did not listen on ${HOST}:${port} within 60 s`);
       await new Promise((r) => setTimeout(r, 200));
@@ -246,11 +268,11 @@ export async function startEmbeddedStore(opts: {
   } catch (err) {
     await child.stop(5_000);
     const output = readFrom(opts.logFile, logStart);
-    throw new Error(
+    throw Object.assign(new Error(
       `Could not start the embedded MongoDB store (${file ?? 'memory'}): ${(err as Error).message}\n` +
       `What to do: ${recoveryStep(output, file, port, spawnError)}\n` +
       `Last lines of ${opts.logFile}:\n${tailOf(opts.logFile)}`,
-    );
+    ), { portTaken: output.includes('cannot listen on') });
   }
 
   return {

@@ -90,7 +90,7 @@ public final class HeraldStore {
         WireServer server = new WireServer(backend, committer);
         try {
             server.bind(host, port); // only this address, never every interface
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // netty rethrows the checked BindException undeclared: not only RuntimeExceptions
             if (mvStore != null) mvStore.close();
             fail("cannot listen on " + host + ":" + port + ": " + e);
         }

@@ -71,7 +71,7 @@ final class WireServer {
                     }
                 })
                 .bind().syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // netty rethrows the checked BindException undeclared; the event loops would keep the JVM alive
             close();
             throw e;
         }

@@ -2,10 +2,12 @@
 // and the memory backend used by tests and benchmarks. Runs on its own, without the shared stack.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Collection, MongoClient, MongoClientOptions, MongoServerError, ObjectId } from 'mongodb';
 import { EmbeddedStore, startEmbeddedStore } from '../../infra/store';
+import { freePort } from '../../infra/ports';
 
 jest.setTimeout(180_000); // the first run fetches the jars with Maven
 
@@ -217,6 +219,24 @@ test('a second store on the same file is refused with a step the user can take',
   await start(file);
   await expect(startEmbeddedStore({ file, logFile: path.join(tmp, 'second.log'), shortLived: true }))
     .rejects.toThrow(/What to do: another store uses the data folder .*data \(a running Herald/);
+});
+
+test('a port taken after it was found free: the store starts on a fresh one, never mistaking the other listener for itself', async () => {
+  const squatter = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  const taken = (squatter.address() as net.AddressInfo).port;
+  let handedOut = 0;
+  const findFreePort = (host?: string) => (handedOut++ === 0 ? Promise.resolve(taken) : freePort(host));
+  try {
+    const store = await startEmbeddedStore({ file: null, logFile: path.join(tmp, 'store.log'), shortLived: true }, findFreePort);
+    running.push(store);
+    expect(store.port).not.toBe(taken);
+    expect(fs.readFileSync(path.join(tmp, 'store.log'), 'utf8')).toContain(`cannot listen on 127.0.0.1:${taken}`); // the first try's
+    const client = await connect(store.uri);
+    expect((await client.db('herald_test').collection('things').insertOne({ a: 1 })).acknowledged).toBe(true);
+  } finally {
+    await new Promise((resolve) => squatter.close(resolve));
+  }
 });
 
 test('memory store starts and accepts an insert', async () => {
