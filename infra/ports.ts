@@ -16,6 +16,21 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
   return pickUnreserved(() => osFreePort(host), reserved);
 }
 
+/**
+ * Starts a server on ports found free, and again (on ports found afresh by `start`) when another
+ * process took one between finding it free and the server binding it: a second test run, a
+ * client's ephemeral port. `portTaken` recognises that failure; any other is thrown at once.
+ */
+export async function startOnFreePorts<T>(start: () => Promise<T>, portTaken: (error: unknown) => boolean, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !portTaken(error)) throw error;
+    }
+  }
+}
+
 /** Asks `pick` again while it gives a reserved port. */
 export async function pickUnreserved(pick: () => Promise<number>, taken: ReadonlySet<number>): Promise<number> {
   for (;;) {

@@ -10,7 +10,7 @@ import { ChildExit, startChild, tailOf } from './child';
 import { findExecutable } from './executables';
 import { projectRoot } from '../adapters/project-root';
 import { toolsDir } from './paths';
-import { freePort, isListening } from './ports';
+import { freePort, isListening, startOnFreePorts } from './ports';
 
 const run = promisify(execFile);
 
@@ -195,24 +195,17 @@ export interface EmbeddedStoreOptions {
   shortLived?: boolean;
 }
 
-/** Starts tried with a fresh port when the one found free was taken meanwhile. */
-const PORT_ATTEMPTS = 3;
-
 /**
  * Starts the embedded store on an H2 file, or with `file: null` on the memory backend.
- * `findFreePort`: where an unset port comes from (a test hands out a taken one first).
+ * `findFreePort`: where an unset port comes from (a test hands out a taken one first); a given
+ * port is never traded for another.
  */
 export async function startEmbeddedStore(opts: EmbeddedStoreOptions, findFreePort = freePort): Promise<EmbeddedStore> {
   await installStore();
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await startOn(opts.port ?? await findFreePort(HOST), opts);
-    } catch (error) {
-      // A port found free is bound a moment later by the JVM: another process (a second test run,
-      // a client on an ephemeral port) may take it in between. A fresh port then, unless it was given.
-      if (opts.port !== undefined || attempt >= PORT_ATTEMPTS || !(error as { portTaken?: boolean }).portTaken) throw error;
-    }
-  }
+  return startOnFreePorts(
+    async () => startOn(opts.port ?? await findFreePort(HOST), opts),
+    (error) => opts.port === undefined && (error as { portTaken?: boolean }).portTaken === true,
+  );
 }
 
 async function startOn(port: number, opts: EmbeddedStoreOptions): Promise<EmbeddedStore> {

@@ -6,7 +6,7 @@ import { Connection } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { searchAttributeKeys } from '../adapters/temporal/contracts';
 import { startChild, tailOf, type ChildExit } from './child';
-import { freePort, waitForPort } from './ports';
+import { freePort, startOnFreePorts, waitForPort } from './ports';
 import { temporalCliPath } from './python-tools';
 
 export interface EmbeddedTemporal {
@@ -44,20 +44,9 @@ const CLI_TYPE: Record<SearchAttributeType, string> = {
   [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
 };
 
-/** Starts tried with fresh ports when one picked was taken meanwhile. */
-const PORT_ATTEMPTS = 3;
-
 /** `findFreePort`: where unset ports come from (a test hands out a taken one first). */
-export async function startEmbeddedTemporal(opts: EmbeddedTemporalOptions, findFreePort = freePort): Promise<EmbeddedTemporal> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await startOnce(opts, findFreePort);
-    } catch (error) {
-      // A port found free is bound a moment later by the server: another process (a second test
-      // run, a listener on an ephemeral port) may take it in between. Fresh ports then.
-      if (attempt >= PORT_ATTEMPTS || !/address already in use/.test((error as Error).message)) throw error;
-    }
-  }
+export function startEmbeddedTemporal(opts: EmbeddedTemporalOptions, findFreePort = freePort): Promise<EmbeddedTemporal> {
+  return startOnFreePorts(() => startOnce(opts, findFreePort), (error) => /address already in use/.test((error as Error).message));
 }
 
 async function startOnce(opts: EmbeddedTemporalOptions, findFreePort: typeof freePort): Promise<EmbeddedTemporal> {

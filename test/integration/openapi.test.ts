@@ -184,6 +184,23 @@ describe('GET /v2/openapi.json', () => {
     expect(parameters.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 1000, default: 20 });
   });
 
+  it('takes an empty value as absent wherever it says allowEmptyValue: each such GET answers 200 with all of them empty', async () => {
+    const acme = await herald.newAccount();
+    const checked: string[] = [];
+    for (const [route, item] of Object.entries(document.paths as Record<string, Json>)) {
+      const parameters: Json[] = item.get?.parameters ?? [];
+      const empties = parameters.filter((p) => p.in === 'query' && p.allowEmptyValue).map((p) => `${encodeURIComponent(p.name)}=`);
+      // Routes whose only path parameter is the account: the others answer 404 for ids that do not exist.
+      if (empties.length === 0 || parameters.some((p) => p.in === 'path' && p.name !== 'account')) continue;
+      const answer = await fetch(`${herald.baseUrl}${route.replace('{account}', acme.account)}?${empties.join('&')}`, {
+        headers: { authorization: `Bearer ${acme.apiKey}` },
+      });
+      expect([route, answer.status]).toEqual([route, 200]);
+      checked.push(route);
+    }
+    expect(checked).toEqual(expect.arrayContaining(['/v2/{account}/contacts', '/v2/{account}/activity', '/v2/{account}/stats/daily']));
+  });
+
   it('describes security, errors and components in each interface\'s shape', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'authToken', 'tokenQuery', 'transactionalKey']);
     expect(operation('sendMail').security).toEqual([{ transactionalKey: [] }]);
