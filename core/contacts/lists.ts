@@ -1,8 +1,10 @@
 // Lists of an account. Membership lives on the contact (ContactDoc.lists), so a list's counts
 // are counted from the contacts, and deleting a list takes it off every contact.
+import { perStore } from '../../adapters/store/per-store';
 import { changedValues, findPage, type Page, type PageRequest } from '../../adapters/store/paging';
 import { nextId } from '../../adapters/store/counters';
 import type { ListDoc, Store } from '../../adapters/store/store';
+import { countCache } from '../shared/count-cache';
 
 export interface ListInput { name: string; description?: string; tags?: string[] }
 
@@ -55,15 +57,37 @@ export async function deleteList(store: Store, account: string, id: number): Pro
   return true;
 }
 
-/** Active and total contacts of each list, in one pass over the contacts in any of them. */
-export async function contactCounts(store: Store, account: string, ids: number[]): Promise<Map<number, ContactCounts>> {
+/**
+ * Accounts with fewer list memberships than this get their lists' counts counted on every request
+ * (tens of milliseconds); larger ones, as counted at most COUNT_TTL_MS ago (core/shared/count-cache.ts).
+ */
+export const EXACT_LIST_COUNTS_BELOW = 5000;
+
+interface AccountListCounts { byList: Map<number, ContactCounts>; memberships: number }
+
+/** Active and total contacts of each of the account's lists, in one pass over its contacts. */
+async function countAccountLists(store: Store, account: string): Promise<AccountListCounts> {
   const rows = await store.contacts.aggregate<{ _id: number; total: number; active: number }>([
-    { $match: { account, lists: { $in: ids } } },
+    { $match: { account } },
     { $unwind: '$lists' },
-    { $match: { lists: { $in: ids } } },
     { $group: { _id: '$lists', total: { $sum: 1 }, active: { $sum: { $cond: [{ $eq: ['$state', 'ACTIVE'] }, 1, 0] } } } },
   ]).toArray();
-  const counts = new Map(ids.map((id) => [id, { activeContacts: 0, totalContacts: 0 }]));
-  for (const row of rows) counts.set(row._id, { activeContacts: row.active, totalContacts: row.total });
-  return counts;
+  const byList = new Map(rows.map((row) => [row._id, { activeContacts: row.active, totalContacts: row.total }]));
+  return { byList, memberships: rows.reduce((sum, row) => sum + row.total, 0) };
+}
+
+const listCounts = perStore((store) => countCache((account) => countAccountLists(store, account)));
+
+/** Active and total contacts of each list: exact for a small account, up to COUNT_TTL_MS old for a large one. */
+export async function contactCounts(store: Store, account: string, ids: number[]): Promise<Map<number, ContactCounts>> {
+  const cache = listCounts(store);
+  const known = cache.peek(account, { allowStale: true });
+  let counts: AccountListCounts;
+  if (known && known.memberships >= EXACT_LIST_COUNTS_BELOW) {
+    counts = (await cache.fetch(account))!;
+  } else {
+    counts = await countAccountLists(store, account);
+    cache.set(account, counts);
+  }
+  return new Map(ids.map((id) => [id, counts.byList.get(id) ?? { activeContacts: 0, totalContacts: 0 }]));
 }

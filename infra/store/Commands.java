@@ -63,17 +63,23 @@ final class Commands {
         Object collection = lower.equals("getmore") ? command.get("collection") : command.get(name);
         String namespace = collection instanceof String ? request.getDatabaseName() + "." + collection : null;
         if (NO_DATA.contains(lower)) return new Kind(false, null, false);
-        boolean read = READS.contains(lower) && !(lower.equals("aggregate") && writesOutput(command.get("pipeline")));
-        if (read) return new Kind(false, namespace, true);
+        boolean aggregate = lower.equals("aggregate");
+        boolean read = READS.contains(lower) && !(aggregate && hasStage(command.get("pipeline"), WRITING_STAGES));
+        // An aggregation that reads another collection holds the whole store (see StoreLocks).
+        if (read) return new Kind(false, aggregate && hasStage(command.get("pipeline"), JOINING_STAGES) ? null : namespace, true);
         return new Kind(true, ONE_COLLECTION_WRITES.contains(lower) ? namespace : null, true);
     }
 
-    /** An aggregation writes when a stage is $out or $merge (or when the pipeline is unreadable). */
-    private static boolean writesOutput(Object pipeline) {
+    private static final List<String> WRITING_STAGES = List.of("$out", "$merge");
+    /** Stages that read other collections (their sub-pipelines are not searched: $lookup's may hold a $unionWith, and $lookup is here already). */
+    private static final List<String> JOINING_STAGES = List.of("$lookup", "$unionWith", "$graphLookup", "$facet");
+
+    /** Whether a stage of the pipeline is one of `ops` (true when the pipeline is unreadable). */
+    private static boolean hasStage(Object pipeline, List<String> ops) {
         if (!(pipeline instanceof Collection)) return true;
         for (Object stage : (Collection<?>) pipeline) {
             if (!(stage instanceof Document)) return true;
-            for (String op : List.of("$out", "$merge")) if (((Document) stage).containsKey(op)) return true;
+            for (String op : ops) if (((Document) stage).containsKey(op)) return true;
         }
         return false;
     }

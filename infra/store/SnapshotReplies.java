@@ -5,12 +5,12 @@
 // with findOneAndUpdate got the same "new" value 22 times in 2,000 on the memory backend and
 // 1,580 times on the file (where replies wait for the commit) — duplicate ids for Herald.
 //
-// So each request runs under a store-wide lock (shared for reads, exclusive for writes), and its
-// reply is deep-copied before the lock is released: the copy is what gets encoded or parked.
+// So each request runs under its collection's lock (shared for reads, exclusive for writes: see
+// StoreLocks), and its reply is deep-copied before the lock is released: the copy is what gets
+// encoded or parked.
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.ReadWriteLock;
 
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.ReplyFlag;
@@ -23,11 +23,11 @@ import io.netty.channel.ChannelPromise;
 
 final class SnapshotReplies extends ChannelDuplexHandler {
 
-    private final ReadWriteLock lock;
+    private final StoreLocks locks;
 
-    /** @param lock one per server, shared by every connection */
-    SnapshotReplies(ReadWriteLock lock) {
-        this.lock = lock;
+    /** @param locks one per server, shared by every connection */
+    SnapshotReplies(StoreLocks locks) {
+        this.locks = locks;
     }
 
     @Override
@@ -38,12 +38,11 @@ final class SnapshotReplies extends ChannelDuplexHandler {
         }
         // The backend handles the request and writes its reply before fireChannelRead returns
         // (MongoDatabaseHandler is synchronous), so write() below runs under this lock.
-        var held = Commands.classify((ClientRequest) msg).write() ? lock.writeLock() : lock.readLock();
-        held.lock();
+        StoreLocks.Held held = locks.acquire(Commands.classify((ClientRequest) msg));
         try {
             ctx.fireChannelRead(msg);
         } finally {
-            held.unlock();
+            held.release();
         }
     }
 

@@ -3,6 +3,7 @@
 // options, permissions, other accounts, built-in fields, and what a delete does to contacts.
 import type { NewAccount } from '../../core/accounts/accounts';
 import type { ContactDoc, FieldDoc } from '../../adapters/store/store';
+import { EXACT_LIST_COUNTS_BELOW } from '../../core/contacts/lists';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
 
@@ -86,6 +87,23 @@ describe('lists', () => {
     expect((await call('GET', `${base()}/${id}`)).body.data).toMatchObject({ activeContacts: 1, totalContacts: 2 });
     const listed = (await call('GET', `${base()}?q=Counted`)).body.data;
     expect(listed).toEqual([expect.objectContaining({ id, activeContacts: 1, totalContacts: 2 })]);
+  });
+
+  it('counts a large account\'s lists once per few seconds: the next requests show that count', async () => {
+    const large = await herald.newAccount();
+    const auth = { key: large.apiKey };
+    const { id } = (await call('POST', `/v2/${large.account}/lists`, { ...auth, json: { name: 'Large' } })).body.data;
+    const now = new Date();
+    await herald.services.store.contacts.insertMany(Array.from({ length: EXACT_LIST_COUNTS_BELOW }, (_, i): ContactDoc => ({
+      _id: `${large.account}:${i + 1}`, account: large.account, id: i + 1, email: `l${i}@example.com`, firstName: '', lastName: '', gender: '', language: '',
+      preferredFormat: 'HTML', source: 'test', state: i % 5 === 0 ? 'UNSUBSCRIBED' : 'ACTIVE', quality: 0, lists: [id], interests: [], customFields: {},
+      created: now, lastModified: now, lastMailed: null, lastAction: null, inactivated: null,
+    })));
+    const counted = { activeContacts: EXACT_LIST_COUNTS_BELOW * 0.8, totalContacts: EXACT_LIST_COUNTS_BELOW };
+    expect((await call('GET', `/v2/${large.account}/lists/${id}`, auth)).body.data).toMatchObject(counted);
+    await insertContact(large.account, { lists: [id] });
+    // Served from the count just made (or, past COUNT_TTL_MS, still shown while it is redone).
+    expect((await call('GET', `/v2/${large.account}/lists`, auth)).body.data).toEqual([expect.objectContaining({ id, ...counted })]);
   });
 
   it('deletes a list: 200 {href, success}, then 404, and no contact is in it any more', async () => {
