@@ -1,15 +1,17 @@
 // Who a campaign goes to: include lists ∪ interests ∪ recipients of included campaigns, minus
 // the excludes, minus unsubscribed, bounced, complained and suppressed contacts, each once.
 //
-// The contacts are read once, as one streamed cursor (the embedded store scans a collection on
-// every filter but an _id or unique-index equality, so never a query per page of contacts); the
-// selection is checked in memory and the suppression list in chunks by its unique keys. A
-// launch's snapshot (./snapshot.ts) is written from these chunks.
+// The contacts are read in pages of ids (core/contacts/id-pages.ts: each page a few lookups of
+// the unique index, so a launch never holds the contacts for the whole read); the selection is
+// checked in memory and the suppression list in chunks by its unique keys. A launch's snapshot
+// (./snapshot.ts) is written from these chunks.
 import type { CampaignAction, CampaignAudience, CampaignDoc, ContactDoc, Store } from '../../adapters/store/store';
+import type { Filter } from 'mongodb';
+import { contactIdPages } from '../contacts/id-pages';
 import { onSuppressionList } from '../sending/suppressions';
 import { campaignBatchId, campaignRequestId } from './model';
 
-/** Contacts read per batch of the cursor, checked against the suppression list and written per chunk. */
+/** Selected contacts checked against the suppression list and written per chunk. */
 const CHUNK = 1000;
 /** Emails of included campaigns passed to the store as an `$in` filter up to this many; beyond, the contacts are filtered here. */
 const MAX_EMAILS_IN_QUERY = 20_000;
@@ -39,9 +41,9 @@ export async function* audienceChunks(store: Store, campaign: CampaignDoc): Asyn
   if (include.lists.size === 0 && include.interests.size === 0 && include.emails.size === 0) return;
   const now = Date.now();
   const selected = (contact: AudienceContact) => matches(include, contact, now) && !matches(exclude, contact, now);
-  const cursor = store.contacts.find(contactFilter(account, include)).project<AudienceContact>({
+  const pages = contactIdPages<AudienceContact>(store, account, contactFilter(include), {
     _id: 0, id: 1, email: 1, firstName: 1, lastName: 1, gender: 1, language: 1, customFields: 1, lists: 1, interests: 1,
-  }).batchSize(CHUNK);
+  });
   let batch: AudienceContact[] = [];
   // Only ACTIVE contacts are read (contactFilter): the suppression list is what is left to check.
   const flush = async () => {
@@ -50,12 +52,14 @@ export async function* audienceChunks(store: Store, campaign: CampaignDoc): Asyn
     batch = [];
     return kept;
   };
-  for await (const contact of cursor) {
-    if (!selected(contact)) continue;
-    batch.push(contact);
-    if (batch.length >= CHUNK) {
-      const kept = await flush();
-      if (kept.length > 0) yield kept;
+  for await (const page of pages) {
+    for (const contact of page.contacts) {
+      if (!selected(contact)) continue;
+      batch.push(contact);
+      if (batch.length >= CHUNK) {
+        const kept = await flush();
+        if (kept.length > 0) yield kept;
+      }
     }
   }
   if (batch.length > 0) {
@@ -68,8 +72,8 @@ export async function* audienceChunks(store: Store, campaign: CampaignDoc): Asyn
  * Active contacts only (UNSUBSCRIBED, BOUNCED and COMPLAINED get no campaign), narrowed to the
  * included lists, interests and campaign recipients when the store can be told them in one query.
  */
-function contactFilter(account: string, include: Side): Record<string, unknown> {
-  const filter: Record<string, unknown> = { account, state: 'ACTIVE' };
+function contactFilter(include: Side): Filter<ContactDoc> {
+  const filter: Filter<ContactDoc> = { state: 'ACTIVE' };
   if (include.emails.size > MAX_EMAILS_IN_QUERY) return filter;
   const any: Array<Record<string, unknown>> = [];
   if (include.lists.size > 0) any.push({ lists: { $in: [...include.lists] } });

@@ -4,16 +4,13 @@ import { stringify } from 'csv-stringify/sync';
 import type { Filter } from 'mongodb';
 import type { ContactDoc, ContactState, FieldDoc, Store } from '../../adapters/store/store';
 import { deleteFile, saveFile } from '../../adapters/store/files';
-
-/** Contacts read and written per batch (progress is reported after each). */
-const BATCH = 1000;
+import { contactIdPages } from './id-pages';
 
 export interface ExportSelection { listId: number | null; state: ContactState | null; interestId: number | null }
 
-/** The contacts a selection names (all of the account's when every part is null). */
-export function selectionFilter(account: string, selection: ExportSelection): Filter<ContactDoc> {
+/** What the contacts a selection names have (nothing asked of all the account's when every part is null). */
+export function selectionFilter(selection: ExportSelection): Filter<ContactDoc> {
   return {
-    account,
     ...(selection.listId !== null ? { lists: selection.listId } : {}),
     ...(selection.interestId !== null ? { 'interests.id': selection.interestId } : {}),
     ...(selection.state !== null ? { state: selection.state } : {}),
@@ -59,32 +56,25 @@ export async function namesOf(store: Store, account: string) {
 
 /**
  * Writes the selected contacts as the account's CSV file `fileName` in the store, in id order,
- * reporting progress per batch. A retry writes the file again from the start. Returns the count.
+ * page by page (./id-pages.ts), reporting progress per page as the ids walked of the account's.
+ * A retry writes the file again from the start. Returns the count.
  */
 export async function writeExport(
   store: Store, account: string, fileName: string, selection: ExportSelection,
   report: (done: number, total: number) => Promise<void>,
 ): Promise<number> {
-  const filter = selectionFilter(account, selection);
-  const [total, names] = await Promise.all([store.contacts.countDocuments(filter), namesOf(store, account)]);
-  await report(0, total);
+  const filter = selectionFilter(selection);
+  const names = await namesOf(store, account);
   await deleteFile(store, account, fileName); // what an earlier attempt left
-  let done = 0;
+  let exported = 0;
   async function* csv() {
     yield exportHeader(names.fields);
-    const cursor = store.contacts.find(filter).sort({ id: 1 }).batchSize(BATCH);
-    let batch = [];
-    for await (const contact of cursor) {
-      batch.push(contact);
-      if (batch.length < BATCH) continue;
-      yield exportRows(batch, names.fields, names.listNames, names.interestNames);
-      done += batch.length;
-      batch = [];
-      await report(done, total);
+    for await (const page of contactIdPages(store, account, filter)) {
+      if (page.contacts.length > 0) yield exportRows(page.contacts, names.fields, names.listNames, names.interestNames);
+      exported += page.contacts.length;
+      await report(page.walked, page.ids);
     }
-    if (batch.length > 0) yield exportRows(batch, names.fields, names.listNames, names.interestNames);
-    done += batch.length;
   }
   await saveFile(store, account, fileName, 'export', 'text/csv; charset=utf-8', csv());
-  return done;
+  return exported;
 }

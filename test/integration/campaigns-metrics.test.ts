@@ -8,6 +8,7 @@ import type { NewAccount } from '../../core/accounts/accounts';
 import { campaignActions, campaignMetrics, campaignReport } from '../../core/campaigns/metrics';
 import { campaignBatchId, campaignMailId } from '../../core/campaigns/model';
 import { buildEvent, type EventSubject } from '../../core/tracking/events';
+import { nextId } from '../../adapters/store/counters';
 import type { CampaignDoc, ContactDoc, EventDoc } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type Json } from '../support/http';
@@ -29,9 +30,8 @@ const call = (method: string, path: string, options: { json?: unknown; form?: st
 /** A request to a tracking link at the test's Herald (links point at HERALD_PUBLIC_URL), never following redirects. */
 const hit = (link: string) => fetch(`${herald.baseUrl}${new URL(link).pathname}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' } });
 
-let contacts = 0;
 async function insertContact(listId: number, fields: Partial<ContactDoc>): Promise<ContactDoc> {
-  const id = 500 + (contacts += 1);
+  const id = await nextId(herald.services.store, acme.account, 'contacts');
   const now = new Date();
   const contact: ContactDoc = {
     _id: `${acme.account}:${id}`, account: acme.account, id, email: `m${id}@example.com`, firstName: '', lastName: '', gender: '', language: '',

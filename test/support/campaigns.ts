@@ -1,6 +1,7 @@
 // What campaign-sending tests set up and wait for: lists, interests and contacts in the store, a
 // DRAFT campaign with its content, and the campaign or its task reaching a state.
 import type { Client } from '@temporalio/client';
+import { reserveIds } from '../../adapters/store/counters';
 import { createCampaign } from '../../core/campaigns/campaigns';
 import { createContent, setHtmlBody } from '../../core/campaigns/content-record';
 import type { AudienceInput } from '../../core/campaigns/references';
@@ -26,13 +27,12 @@ export async function addInterests(store: Store, account: string, ids: number[],
   await store.interests.insertMany(ids.map((id) => ({ _id: `${account}:${id}`, account, id, name: `Interest ${id}`, description: '', expirationDays, created: now, lastModified: now, lastMailed: null })));
 }
 
-let nextContactId = 1;
-
-/** Contacts written straight to the store (ids unique in the test process). */
+/** Contacts written straight to the store, with ids from the account's counter as every contact has. */
 export async function addContacts(store: Store, account: string, contacts: Array<Partial<ContactDoc> & { email: string }>): Promise<ContactDoc[]> {
   const now = new Date();
-  const docs = contacts.map((given): ContactDoc => {
-    const id = nextContactId++;
+  const first = contacts.length > 0 ? await reserveIds(store, account, 'contacts', contacts.length) : 0;
+  const docs = contacts.map((given, i): ContactDoc => {
+    const id = first + i;
     return {
       _id: `${account}:${id}`, account, id, firstName: '', lastName: '', gender: '', language: '', preferredFormat: 'HTML', source: 'API', state: 'ACTIVE',
       quality: 0, lists: [], interests: [], customFields: {}, created: now, lastModified: now, lastMailed: null, lastAction: null, inactivated: null, ...given,
