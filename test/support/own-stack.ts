@@ -39,6 +39,8 @@ export type StackOptions = SinkOptions & {
   feedback?: FeedbackSettings; httpsGet?: HttpsGet; bounceMailboxCa?: Buffer; logger?: Logger;
   /** Settings over the test's (HERALD_PUBLIC_URL…; a value `''` unsets one). */
   env?: Record<string, string>;
+  /** false: no worker (the API and SMTP only), for a test of core code on history it writes itself, which a worker's sweeps would act on. */
+  worker?: boolean;
 };
 
 export type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
@@ -76,7 +78,7 @@ export async function startStack(database: string, options: StackOptions = {}): 
     drainTuning: { idleMs: 1000, ...options.drainTuning },
   });
   const [store, temporal] = await Promise.all([herald.store(), herald.temporal()]);
-  void (await herald.worker()).run();
+  if (options.worker !== false) void (await herald.worker()).run();
   const api = await herald.apiServer();
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   const smtp = await herald.smtpServer();
