@@ -1,9 +1,9 @@
 // One per client connection (file backend only): holds a reply until what it acknowledges, or
-// shows, is on disk. mongo-java-server handles a request synchronously on the connection's
-// request thread and writes its reply right away; this handler sits in front of it, classifies the
-// request on the way in (Commands), and on the way out parks the reply of a write — and of a read
-// of a collection with writes not yet on disk (PendingWrites) — until the GroupCommitter's next
-// commit. The thread is never blocked: it moves on to other connections while the commit runs.
+// shows, is on disk. mongo-java-server handles a request synchronously on the connection's event
+// loop and writes its reply right away; this handler sits in front of it, classifies the request
+// on the way in (Commands), and on the way out parks the reply of a write — and of a read of a
+// collection with writes not yet on disk (PendingWrites) — until the GroupCommitter's next commit.
+// The event loop is never blocked: it moves on to other connections while the commit runs.
 
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +22,7 @@ final class DurableReplies extends ChannelDuplexHandler {
 
     private final GroupCommitter committer;
     private final PendingWrites pending;
-    // Both touched only on this connection's request thread (WireServer.requestGroup).
+    // Both touched only on this connection's event loop.
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     /** The request being handled, until its reply goes out. */
     private Commands.Kind request;

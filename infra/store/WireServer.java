@@ -22,14 +22,9 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutorGroup;
 
 final class WireServer {
-
-    /** More than the requests that may scan at once (a few exports, a launch), fewer than a driver's pool. */
-    private static final int REQUEST_THREADS = 16;
 
     private final MongoBackend backend;
     /** Null on the memory backend: nothing to make durable. */
@@ -39,12 +34,6 @@ final class WireServer {
     private final StoreLocks locks = new StoreLocks();
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
-    /**
-     * Runs the requests, apart from the sockets' event loops: a connection's requests stay in order
-     * on one of its threads, and a long scan on one connection leaves the others' requests running
-     * (on netty's 4 event loops of 2 cores, a light request behind a scan on its loop waited for it).
-     */
-    private EventExecutorGroup requestGroup;
     private ChannelGroup clients;
     private Channel listener;
 
@@ -57,7 +46,6 @@ final class WireServer {
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("herald-store-accept"), NioIoHandler.newFactory());
         // 0: netty's default, two event loops per core.
         workerGroup = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("herald-store-io"), NioIoHandler.newFactory());
-        requestGroup = new DefaultEventExecutorGroup(REQUEST_THREADS, new DefaultThreadFactory("herald-store-request"));
         clients = new DefaultChannelGroup("herald-store-clients", workerGroup.next());
         try {
             listener = new ServerBootstrap()
@@ -73,13 +61,11 @@ final class WireServer {
                         ch.pipeline().addLast(new MongoWireMessageEncoder());
                         ch.pipeline().addLast(new MongoWireProtocolHandler());
                         // Before DepthLimit, so that its refusals keep their place among parked replies.
-                        // All on one thread of requestGroup per connection (netty's default), so that
-                        // the backend still answers within SnapshotReplies' channelRead.
-                        if (committer != null) ch.pipeline().addLast(requestGroup, new DurableReplies(committer, pending));
-                        ch.pipeline().addLast(requestGroup, new DepthLimit());
-                        ch.pipeline().addLast(requestGroup, new SnapshotReplies(locks));
-                        ch.pipeline().addLast(requestGroup, new MongoDatabaseHandler(backend, clients));
-                        ch.pipeline().addLast(requestGroup, new MongoExceptionHandler());
+                        if (committer != null) ch.pipeline().addLast(new DurableReplies(committer, pending));
+                        ch.pipeline().addLast(new DepthLimit());
+                        ch.pipeline().addLast(new SnapshotReplies(locks));
+                        ch.pipeline().addLast(new MongoDatabaseHandler(backend, clients));
+                        ch.pipeline().addLast(new MongoExceptionHandler());
                     }
                 })
                 .bind().syncUninterruptibly().channel();
@@ -93,7 +79,7 @@ final class WireServer {
     void close() {
         if (listener != null) listener.close().syncUninterruptibly();
         if (clients != null) clients.close().syncUninterruptibly();
-        for (EventExecutorGroup group : new EventExecutorGroup[] { bossGroup, workerGroup, requestGroup }) {
+        for (EventLoopGroup group : new EventLoopGroup[] { bossGroup, workerGroup }) {
             if (group != null) group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
