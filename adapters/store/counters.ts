@@ -18,3 +18,9 @@ export async function reserveIds(store: Store, account: string, namespace: strin
   );
   return counter!.seq - count + 1;
 }
+
+/** The last id a namespace of an account has given (0 when none yet): every id of it is at most this. */
+export async function lastId(store: Store, account: string, namespace: string): Promise<number> {
+  const counter = await store.counters.findOne({ _id: `${account}:${namespace}` });
+  return counter?.seq ?? 0;
+}

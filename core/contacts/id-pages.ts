@@ -11,6 +11,7 @@
 import pLimit from 'p-limit';
 import type { Document, Filter } from 'mongodb';
 import type { ContactDoc, Store } from '../../adapters/store/store';
+import { lastId } from '../../adapters/store/counters';
 import { perStore } from '../../adapters/store/per-store';
 
 /** Ids per page: a page is at most this many documents, read in some milliseconds. */
@@ -28,12 +29,6 @@ export interface ContactIdPage<T> {
   ids: number;
 }
 
-/** The highest contact id the account has given (0 when none). */
-async function lastContactId(store: Store, account: string): Promise<number> {
-  const counter = await store.counters.findOne({ _id: `${account}:contacts` });
-  return counter?.seq ?? 0;
-}
-
 /**
  * The account's contacts matching `filter` (without `account` or `id`), page by page in id
  * order; those created after the read started are not in it. `projection` must keep `id`.
@@ -41,7 +36,7 @@ async function lastContactId(store: Store, account: string): Promise<number> {
 export async function* contactIdPages<T extends { id: number } = ContactDoc>(
   store: Store, account: string, filter: Filter<ContactDoc>, projection?: Document, pageSize = CONTACT_ID_PAGE,
 ): AsyncGenerator<ContactIdPage<T>> {
-  const ids = await lastContactId(store, account);
+  const ids = await lastId(store, account, 'contacts');
   const limit = bulkReads(store);
   for (let from = 1; from <= ids; from += pageSize) {
     const to = Math.min(ids, from + pageSize - 1);
