@@ -3,9 +3,11 @@
 // dropped once a test passed; and every test's and hook's timeout, the default one or its own,
 // is a safety net stretched for a busy machine (./safety-net.ts). It also hands each file the
 // jest worker's shared Herald stack (./worker-stack.ts, loaded on first request in the worker's
-// realm, where it outlives the file).
+// realm, where it outlives the file). When the file ends, the async storages its realm enabled are
+// disabled (./async-storage-release.ts), or every promise of the worker pays for them from then on.
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
+import { releaseAsyncStorages, trackAsyncStorages } from './async-storage-release';
 import { safetyNet } from './safety-net';
 import { takeTemporalLogs } from './temporal-log-buffer';
 import { installTsRequireHook } from './ts-require-hook';
@@ -13,17 +15,25 @@ import { WORKER_STACK } from './worker-stack-handle';
 
 export default class HeraldTestEnvironment extends TestEnvironment {
   private readonly testPath: string;
+  private readonly realmObjectPrototype: object;
 
   constructor(...args: ConstructorParameters<typeof TestEnvironment>) {
     super(...args);
+    trackAsyncStorages();
     this.testPath = args[1].testPath;
     const fileGlobal = this.global;
+    this.realmObjectPrototype = (fileGlobal as { Object: ObjectConstructor }).Object.prototype;
     Object.defineProperty(fileGlobal, WORKER_STACK, {
       value: () => {
         installTsRequireHook();
         return (require('./worker-stack') as typeof import('./worker-stack')).workerStack(fileGlobal);
       },
     });
+  }
+
+  override async teardown(): Promise<void> {
+    releaseAsyncStorages(this.realmObjectPrototype);
+    await super.teardown();
   }
 
   handleTestEvent(event: Circus.Event, state: Circus.State): void {
