@@ -51,8 +51,12 @@ export async function runCampaign(target: FuzzTarget, options: CampaignOptions):
     interruptAfterTimeLimit: options.timeLimitMs,
     markInterruptAsFailure: false,
   });
-  const failure = details.failed
+  // fast-check counts a time limit reached before any input passed as a failure; with no input
+  // that broke a rule, that is a target cut short (a busy machine), not a fault.
+  const cutBeforeAnyInput = details.interrupted && details.counterexample === null;
+  const failure = details.failed && !cutBeforeAnyInput
     ? `${(details.errorInstance as Error | undefined)?.message ?? 'failed'}\nseed ${details.seed}, input (first 500 chars): ${String(details.counterexample?.[0]).slice(0, 500)}`
     : undefined;
-  return { target: target.name, runs, statuses, failure, cut: details.interrupted };
+  // A copy: a request cut short by the time limit may still answer, and count, after this returns.
+  return { target: target.name, runs, statuses: { ...statuses }, failure, cut: details.interrupted };
 }

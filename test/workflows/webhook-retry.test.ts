@@ -7,6 +7,7 @@
 // failure in GET …/deliveries while newer events go out, is test/integration/webhooks-delivery).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
 import { ObjectId } from 'mongodb';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { newId } from '../../core/shared/ids';
@@ -17,6 +18,7 @@ import { verifySignature } from '../../core/webhooks/signature';
 import { workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { safetyNet } from '../support/safety-net';
 import { testWorkflowCode } from '../support/workflow-bundle';
 import { deliveryView } from '../../core/webhooks/deliveries';
 import { storeSyntheticEvents } from '../support/webhook-events';
@@ -25,13 +27,14 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 // The time-skipping server can strand a run: a workflow task that cancels a timer which fired
 // meanwhile is refused and never sent again (temporalio/sdk-java#2606, #3088), and WebhookDelivery
 // cancels a timer whenever a pass ends first. Rare; time then stops skipping (a 5 s sleep takes 5 s
-// of real time), which ends the test after STALLED_STEPS such steps, and it runs again (on a
-// receiver, an account and a task queue of its own). A slow, busy machine only makes steps slower:
-// it is not mistaken for a stranded run; but it makes the race likelier (a timer fires while a slow
-// workflow task is being run): a fresh-clone CI run saw two attempts in a row stranded, so up to
-// three more attempts.
+// of real time) and the run's history stops growing: once both held for STRANDED_AFTER_MS of real
+// time the attempt ends, and it runs again (on a receiver, an account and a task queue of its own).
+// A busy machine only makes the events slower (workflow tasks of 12 s were seen beside a second
+// suite, where the old rule, three slow steps in a row, ended every attempt): the bound is a safety
+// net, far above that. It also makes the race likelier (a timer fires while a slow workflow task is
+// being run): a fresh-clone CI run saw two attempts in a row stranded, so up to three more attempts.
 jest.retryTimes(3, { logErrorsBeforeRetry: true });
-const STALLED_STEPS = 3;
+const STRANDED_AFTER_MS = safetyNet(20_000);
 
 let env: TestWorkflowEnvironment;
 let store: Store;
@@ -49,14 +52,25 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-/** Skips workflow time 5 s at a time, until `done` or `workflowMs` skipped; a stranded run stops it (see above). */
-async function skipUntil(done: () => boolean | Promise<boolean>, workflowMs: number): Promise<void> {
-  let stalled = 0;
+/** Skips workflow time 5 s at a time, until `done` or `workflowMs` skipped; a stranded run ends it (see above). */
+async function skipUntil(run: WorkflowHandle, done: () => boolean | Promise<boolean>, workflowMs: number): Promise<void> {
+  const progress = async () => {
+    const { runId, historyLength } = await run.describe();
+    return `${runId}:${historyLength}`;
+  };
+  let last = await progress();
+  let stalledSince: number | undefined; // the start of the real time in which time stopped skipping and no event came
   for (let skipped = 0; skipped < workflowMs && !(await done()); skipped += 5000) {
     const started = Date.now();
     await env.sleep(5000);
-    stalled = Date.now() - started >= 4900 ? stalled + 1 : 0;
-    if (stalled >= STALLED_STEPS) throw new Error('workflow time stopped skipping: a run stranded by the test server (temporalio/sdk-java#3088)?');
+    const now = await progress();
+    const timeStood = Date.now() - started >= 4900; // 5 s of workflow time took 5 s of real time
+    if (now !== last || !timeStood) {
+      last = now;
+      stalledSince = undefined;
+    } else if (Date.now() - (stalledSince ??= started) >= STRANDED_AFTER_MS) {
+      throw new Error(`no new event in the run's history for ${STRANDED_AFTER_MS} ms of real time: a run stranded by the test server (temporalio/sdk-java#3088)?`);
+    }
   }
 }
 
@@ -107,8 +121,8 @@ it('retries a refused POST exactly once, 60 s later in workflow time, then disca
   await worker.runUntil(async () => {
     const handle = await startDelivery(account, endpoint, taskQueue);
     try {
-      await skipUntil(async () => (await log()).some((entry) => entry.outcome === 'discarded'), 300_000);
-      await skipUntil(() => false, 180_000); // three more minutes: no third attempt comes
+      await skipUntil(handle, async () => (await log()).some((entry) => entry.outcome === 'discarded'), 300_000);
+      await skipUntil(handle, () => false, 180_000); // three more minutes: no third attempt comes
     } finally {
       await handle.terminate('test over');
     }
@@ -155,7 +169,7 @@ it('goes on with newer events while a refused POST waits, retries it exactly onc
       // Newer events go out while the refused ones wait (in real time: new events settle for 5 s first).
       newer = await storeSyntheticEvents(store, account, 2, ['track.mail.clicked']);
       await own.waitFor('newer events', () => own.events().some((e) => newer.includes(e.track_id)), 30_000);
-      await skipUntil(() => attempt(2).length > 0, 300_000);
+      await skipUntil(handle, () => attempt(2).length > 0, 300_000);
       for (let i = 0; i < 50 && !(await log()).some((entry) => entry.outcome === 'delivered' && entry.attempt === 2); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     } finally {
       await handle.terminate('test over');
