@@ -40,13 +40,10 @@ export function trackAsyncStorages(): void {
 }
 
 /** Disables the storages that served the realm whose Object.prototype is given (a test file's, once it ended). */
-export function releaseAsyncStorages(realmObjectPrototype: object): number {
-  let released = 0;
+export function releaseAsyncStorages(realmObjectPrototype: object): void {
   for (const [storage, realm] of realmOfStorage) {
     if (realm !== realmObjectPrototype) continue;
     storage.disable();
     realmOfStorage.delete(storage);
-    released += 1;
   }
-  return released;
 }
