@@ -9,6 +9,7 @@ import { startEmbeddedTemporal } from '../../infra/temporal';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 import { freePort } from '../../infra/ports';
+import { connectTemporal } from '../../adapters/temporal/client';
 
 let tmp: string;
 
@@ -50,4 +51,42 @@ test('the time-skipping test server is an executable file', async () => {
   const server = await temporalTestServerPath();
   expect(fs.statSync(server).isFile()).toBe(true);
   expect(() => fs.accessSync(server, fs.constants.X_OK)).not.toThrow();
+});
+
+test('a process starting while Temporal is unreachable tries again, 5 s an attempt, and connects once it answers', async () => {
+  // A loopback door to the suite's Temporal that turns connections away for the first 6 s: longer
+  // than one attempt's 5 s, so only a second attempt can connect.
+  const target = process.env.TEMPORAL_ADDRESS!.split(':');
+  const openAt = Date.now() + 6000;
+  let refused = 0;
+  const sockets = new Set<net.Socket>();
+  const door = net.createServer((client) => {
+    if (Date.now() < openAt) {
+      refused += 1;
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(Number(target[1]), target[0]);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = await connectTemporal(`127.0.0.1:${(door.address() as net.AddressInfo).port}`, 'default');
+    try {
+      expect(refused).toBeGreaterThan(0);
+      expect(Date.now()).toBeGreaterThanOrEqual(openAt);
+      const info = await client.workflowService.getSystemInfo({});
+      expect(info.serverVersion).toBeTruthy();
+    } finally {
+      await client.connection.close();
+    }
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => door.close(resolve));
+  }
 });
