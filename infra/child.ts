@@ -10,6 +10,8 @@ export interface ChildHandle {
   stop(graceMs?: number): Promise<void>;
   /** Settles when the process ends, for whatever reason (a failed spawn too). */
   exited: Promise<ChildExit>;
+  /** The last 64 KB of what it printed, with `pipeOutput` (empty otherwise). */
+  output(): string;
 }
 
 export interface ChildExit { code: number | null; signal: string | null }
@@ -22,6 +24,12 @@ export interface ChildOptions {
   cwd?: string;
   /** Output goes to this file (appended), so a failed start can be diagnosed. */
   logFile: string;
+  /**
+   * Output comes through pipes to this process, which keeps its tail (output()) and copies it
+   * into the log as far as it can: for a helper whose start is read from what it prints, so that
+   * a full disk under the log loses the copy, never the "ready" line or the reason it failed.
+   */
+  pipeOutput?: boolean;
 }
 
 /** Helpers still running, ended with their owner (see endWithOwner). */
@@ -48,7 +56,7 @@ function endWithOwner(child: ChildProcess): void {
 /** Starts a long-running helper process whose output goes to a log file. */
 export function startChild(options: ChildOptions): ChildHandle {
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
-  const out = fs.openSync(options.logFile, 'a');
+  const out = options.pipeOutput ? 'pipe' : fs.openSync(options.logFile, 'a');
   const child = spawn(options.command, options.args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -56,10 +64,18 @@ export function startChild(options: ChildOptions): ChildHandle {
     // Its own process group (see endWithOwner); on Windows `detached` would open a console instead.
     detached: process.platform !== 'win32',
   });
-  fs.closeSync(out);
+  if (typeof out === 'number') fs.closeSync(out);
+  let output = '';
+  const take = (text: string) => {
+    output = (output + text).slice(-65_536);
+    try { fs.appendFileSync(options.logFile, text); } catch { /* the disk is full: the copy is lost, the tail kept */ }
+  };
+  child.stdout?.setEncoding('utf8').on('data', take);
+  child.stderr?.setEncoding('utf8').on('data', take);
   let exited = child.exitCode !== null;
   const exitPromise = new Promise<ChildExit>((resolve) => {
-    child.once('exit', (code, signal) => { exited = true; resolve({ code, signal }); });
+    // With pipes, 'close' comes once their last output is read too (the reason it failed).
+    child.once(options.pipeOutput ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => { exited = true; resolve({ code, signal }); });
     child.once('error', () => { exited = true; resolve({ code: null, signal: null }); });
   });
   if (child.pid !== undefined) endWithOwner(child);
@@ -74,6 +90,7 @@ export function startChild(options: ChildOptions): ChildHandle {
       clearTimeout(timer);
     },
     exited: exitPromise,
+    output: () => output,
   };
 }
 

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ChildExit, startChild, tailOf } from './child';
+import { ChildExit, startChild } from './child';
 import { findExecutable } from './executables';
 import { projectRoot } from '../adapters/project-root';
 import { toolsDir } from './paths';
@@ -153,25 +153,19 @@ export interface EmbeddedStore {
   exited: Promise<ChildExit>;
 }
 
-function readFrom(file: string, offset: number): string {
-  try {
-    return fs.readFileSync(file).subarray(offset).toString('utf8');
-  } catch {
-    return '';
-  }
-}
-
 /** One concrete step for the user, from what the launcher printed (HeraldStore.openFailure). */
 function recoveryStep(output: string, file: string | null, port: number, spawnError?: NodeJS.ErrnoException): string {
   if (spawnError?.code === 'ENOENT') return 'install a JDK 17 (e.g. "apt-get install openjdk-17-jdk-headless") or set JAVA_HOME.';
   const dir = file ? path.dirname(file) : '';
-  switch (/cannot open .* \((locked|unreadable|format|too deep|corrupt)\):/.exec(output)?.[1]) {
+  switch (/cannot open .* \((locked|unreadable|format|too deep|corrupt|disk full)\):/.exec(output)?.[1]) {
     case 'locked':
       return `another store uses the data folder ${dir} (a running Herald or herald command): stop it, then start again.`;
     case 'unreadable':
       return `make ${file} readable and writable by this user (ls -l "${file}"), then start again.`;
     case 'format':
       return `${file} was written by another H2 version (Herald pins 2.3.232): use the Herald version that wrote it, or restore a backup.`;
+    case 'disk full':
+      return `free space on the disk of ${dir} (df -h "${dir}"): the store opens its file only with 64 MB free, so that it never writes it on a full disk; under npm start it starts by itself once there is room.`;
     case 'too deep':
     case 'corrupt':
       return `restore ${file} from a backup; or, to start over with an empty store, move it aside: mv "${file}" "${file}.broken"`;
@@ -187,6 +181,8 @@ export interface EmbeddedStoreOptions {
   file: string | null; port?: number; logFile: string;
   /** The file format of stores before infra/store/NativeKeyBackend.java (old index order, Java-serialised values): for its test only. */
   legacyFormat?: boolean;
+  /** Free MB the file's disk must have for the store to open it (HeraldStore.java; 64 by default): for a test of the refusal. */
+  minFreeMb?: number;
   /**
    * A store that lives for one command or one test: the JVM compiles with its quick compiler only,
    * which costs a second less CPU to start (measured: 1.6 against 2.5 s to start and take 200
@@ -217,8 +213,6 @@ async function startOn(port: number, opts: EmbeddedStoreOptions): Promise<Embedd
   const file = opts.file === null ? null : path.resolve(opts.file);
   if (file) fs.mkdirSync(path.dirname(file), { recursive: true });
 
-  // Only this run's output decides the recovery step: the log file is appended to across runs.
-  const logStart = fs.statSync(opts.logFile, { throwIfNoEntry: false })?.size ?? 0;
   const child = startChild({
     name: 'store',
     command: java,
@@ -239,8 +233,10 @@ async function startOn(port: number, opts: EmbeddedStoreOptions): Promise<Embedd
       'HeraldStore', '--host', HOST, '--port', String(port),
       ...(file ? ['--file', file] : ['--memory']),
       ...(opts.legacyFormat ? ['--legacy-format'] : []),
+      ...(opts.minFreeMb !== undefined ? ['--min-free-mb', String(opts.minFreeMb)] : []),
     ],
     logFile: opts.logFile,
+    pipeOutput: true, // its "ready" line and its reasons must arrive even when the data folder's disk is full
   });
   let spawnError: NodeJS.ErrnoException | undefined; // java not found, say
   child.process.once('error', (err) => { spawnError = err; });
@@ -253,18 +249,18 @@ async function startOn(port: number, opts: EmbeddedStoreOptions): Promise<Embedd
     // Ready when the store says so: a port merely listening may be another process's.
     const deadline = Date.now() + 60_000;
     const ready = `herald-store ready ${HOST}:${port}`;
-    while (!readFrom(opts.logFile, logStart).includes(ready)) {
+    while (!child.output().includes(ready)) {
       if (exit) throw new Error(spawnError ? spawnError.message : `the store process exited (code ${exit.code}, signal ${exit.signal})`);
       if (Date.now() > deadline) throw new Error(`it did not listen on ${HOST}:${port} within 60 s`);
       await new Promise((r) => setTimeout(r, 200));
     }
   } catch (err) {
     await child.stop(5_000);
-    const output = readFrom(opts.logFile, logStart);
+    const output = child.output();
     throw Object.assign(new Error(
       `Could not start the embedded MongoDB store (${file ?? 'memory'}): ${(err as Error).message}\n` +
       `What to do: ${recoveryStep(output, file, port, spawnError)}\n` +
-      `Last lines of ${opts.logFile}:\n${tailOf(opts.logFile)}`,
+      `Last lines it printed (also in ${opts.logFile}):\n${output.trimEnd().split('\n').slice(-20).join('\n')}`,
     ), { portTaken: output.includes('cannot listen on') });
   }
 

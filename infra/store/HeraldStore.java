@@ -1,7 +1,7 @@
 // Herald's embedded store: mongo-java-server (MongoDB wire protocol) on an H2 MVStore file,
 // or on the memory backend for tests and benchmarks. Started and stopped by infra/store.ts.
 //
-//   java -Xss8m -Xmx1g -cp classes:lib/* HeraldStore --host 127.0.0.1 --port N (--file PATH | --memory)
+//   java -Xss8m -Xmx1g -cp classes:lib/* HeraldStore --host 127.0.0.1 --port N (--file PATH [--min-free-mb N] | --memory)
 //
 // Prints "herald-store ready HOST:PORT" on stdout once listening. On the file, a write is
 // acknowledged only once it is committed and synced to the file (GroupCommitter, DurableReplies),
@@ -25,6 +25,15 @@ import de.bwaldvogel.mongo.backend.memory.LookupMemoryBackend;
 public final class HeraldStore {
 
     private static final int CLOSE_COMPACTION_MS = 2000;
+    /**
+     * Free space on the file's disk below which the store does not open it. Measured (a tmpfs
+     * filled under writes, the store restarted again and again while full): a store that opens on
+     * a full disk and then fails to write can leave the file in a state from which the next open
+     * recovers an older version, losing writes acknowledged before the disk filled up. Refusing
+     * to open until there is room again (the supervisor retries) never writes on a full disk.
+     * In MB; --min-free-mb sets another (a test asks for more than any disk has).
+     */
+    private static final long DEFAULT_MIN_FREE_MB = 64;
 
     public static void main(String[] args) {
         // Before any logger exists: plain stderr logging, warnings and errors only.
@@ -38,6 +47,7 @@ public final class HeraldStore {
         // Writes files as stores before NativeKeyBackend did (index maps in the old order, values
         // Java-serialised): only for the test that newer stores read them (store-file-format.test.ts).
         boolean legacyFormat = false;
+        long minFreeMb = DEFAULT_MIN_FREE_MB;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--host": host = value(args, ++i); break;
@@ -45,6 +55,7 @@ public final class HeraldStore {
                 case "--file": file = value(args, ++i); break;
                 case "--memory": memory = true; break;
                 case "--legacy-format": legacyFormat = true; break;
+                case "--min-free-mb": minFreeMb = Long.parseLong(value(args, ++i)); break;
                 default: fail("unknown argument " + args[i]);
             }
         }
@@ -63,6 +74,11 @@ public final class HeraldStore {
             // compressed pages make scans ~40x faster and the file ~6x smaller. open() takes a
             // file lock, so a second store on the same file fails here instead of corrupting it.
             // The background writer stays on: it also compacts the file.
+            long freeMb = new File(file).getAbsoluteFile().getParentFile().getUsableSpace() >> 20;
+            if (freeMb < minFreeMb) {
+                // infra/store.ts turns "cannot open FILE (disk full)" into a recovery step for the user.
+                fail("cannot open " + file + " (disk full): " + freeMb + " MB free on its disk, " + minFreeMb + " MB needed to start");
+            }
             Thread opener = Thread.currentThread();
             try {
                 mvStore = new MVStore.Builder().fileName(file).cacheSize(256).compress()

@@ -239,6 +239,23 @@ test('a port taken after it was found free: the store starts on a fresh one, nev
   }
 });
 
+test('a store whose log cannot be written (its disk full) is still seen ready and serves', async () => {
+  // /dev/full refuses every write with ENOSPC, as a full data folder does; the "ready" line comes
+  // through a pipe, so the launcher does not wait out its 60 s and stop a store that is listening.
+  const store = await startEmbeddedStore({ file: null, logFile: '/dev/full', shortLived: true });
+  running.push(store);
+  const client = await connect(store.uri);
+  expect((await client.db('herald_test').collection('things').insertOne({ a: 1 })).acknowledged).toBe(true);
+});
+
+test('a file store refuses to open on a disk without room, with the step to take, and writes nothing', async () => {
+  // More free space asked for than any disk has: as a full disk looks to the store.
+  const file = path.join(tmp, 'data', 'store.mv.db');
+  await expect(startEmbeddedStore({ file, logFile: path.join(tmp, 'store.log'), shortLived: true, minFreeMb: 2 ** 40 }))
+    .rejects.toThrow(/What to do: free space on the disk of .*data \(df -h .*\): the store opens its file only with 64 MB free/);
+  expect(fs.existsSync(file)).toBe(false);
+});
+
 test('memory store starts and accepts an insert', async () => {
   const { client } = await start(null);
   const col = client.db('herald_test').collection('things');
