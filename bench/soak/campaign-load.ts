@@ -43,6 +43,13 @@ export async function persist(ctx: SoakContext, kind: string, path: string, init
 
 const json = (text: string) => JSON.parse(text) as { data: Record<string, unknown> };
 
+/** The answer's `data`, or an error naming what was answered instead (a 404 when Herald lost the record). */
+function dataOf(what: string, answer: { status: number; text: string }): Record<string, unknown> {
+  const data = answer.status < 300 ? (JSON.parse(answer.text) as { data?: Record<string, unknown> }).data : undefined;
+  if (!data) throw new Error(`${what}: answered ${answer.status} ${answer.text.slice(0, 300)}`);
+  return data;
+}
+
 /** The list and its contacts, imported as a CSV; returns the list's id. */
 export async function importContacts(ctx: SoakContext, count: number): Promise<number> {
   const list = await persist(ctx, 'setup', '/lists', { json: { name: 'Soak readers' } });
@@ -57,8 +64,7 @@ export async function importContacts(ctx: SoakContext, count: number): Promise<n
 
 export async function waitForTask(ctx: SoakContext, taskId: number): Promise<Record<string, unknown>> {
   for (;;) {
-    const answer = await persist(ctx, 'setup', `/tasks/${taskId}`);
-    const task = json(answer.text).data;
+    const task = dataOf(`task ${taskId}`, await persist(ctx, 'setup', `/tasks/${taskId}`));
     if (task.state === 'FINISHED') return task;
     if (task.state === 'FAILED' || task.state === 'CANCELLED') throw new Error(`task ${taskId} ended ${String(task.state)}: ${JSON.stringify(task.result ?? task.message)}`);
     await sleep(1000);
@@ -83,8 +89,7 @@ export async function launchCampaign(ctx: SoakContext, listId: number, n: number
 
 /** Campaign state as the API says it. */
 export async function campaignState(ctx: SoakContext, id: number): Promise<{ state: string; recipients: number | null }> {
-  const answer = await persist(ctx, 'campaign_api', `/campaigns/${id}`);
-  const data = json(answer.text).data;
+  const data = dataOf(`campaign ${id}`, await persist(ctx, 'campaign_api', `/campaigns/${id}`));
   return { state: String(data.state), recipients: (data.recipients as number | null) ?? null };
 }
 
