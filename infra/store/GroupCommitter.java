@@ -21,6 +21,8 @@ final class GroupCommitter {
     /** Set once a commit failed or the store was found closed: every later request fails. Guarded by lock. */
     private Throwable failure;
     private boolean stopping; // guarded by lock
+    /** The store's version at the last sync (only the committer thread touches it). */
+    private long syncedVersion = -1;
 
     GroupCommitter(MVStore store, Consumer<Throwable> onFailure) {
         this.store = store;
@@ -61,37 +63,63 @@ final class GroupCommitter {
         for (;;) {
             CompletableFuture<Void> round;
             synchronized (lock) {
-                while (nextRound == null && !stopping) {
+                if (nextRound == null && !stopping) {
                     try {
                         lock.wait(1000);
                     } catch (InterruptedException e) {
                         return;
                     }
-                    // Idle check: another thread (the MVStore background writer) may have hit an
-                    // error that closed the store; then no write can be durable any more.
-                    if (nextRound == null && !stopping && store.isClosed()) {
-                        fail(store.getPanicException() != null ? store.getPanicException()
-                            : new IllegalStateException("the store was closed"));
-                        return;
-                    }
                 }
-                if (nextRound == null) return; // stopping, nothing asked for
-                round = nextRound;
+                if (nextRound == null && stopping) return; // nothing asked for
+                round = nextRound; // null: a second without writes
                 nextRound = null; // writes from now on wait for the next round
             }
-            try {
-                store.commit(); // writes a new chunk (or nothing, if nothing changed)
-                // The MVStore's background writer may have committed these writes already, with its
-                // chunk still being serialised or written in H2's executor threads (so commit() found
-                // nothing to do): executeFilestoreOperation waits for both executors, then we fsync.
-                store.executeFilestoreOperation(store::sync);
-                round.complete(null);
-            } catch (Throwable e) {
-                round.completeExceptionally(e);
-                fail(e);
-                return;
-            }
+            if (round == null ? !idle() : !commit(round)) return;
         }
+    }
+
+    /** Commits and syncs everything written so far, then completes the round; false once it failed. */
+    private boolean commit(CompletableFuture<Void> round) {
+        try {
+            store.commit(); // writes a new chunk (or nothing, if nothing changed)
+            // The MVStore's background writer may have committed these writes already, with its
+            // chunk still being serialised or written in H2's executor threads (so commit() found
+            // nothing to do): executeFilestoreOperation waits for both executors, then we fsync.
+            sync();
+            round.complete(null);
+            return true;
+        } catch (Throwable e) {
+            round.completeExceptionally(e);
+            fail(e);
+            return false;
+        }
+    }
+
+    /**
+     * A second without writes: another thread (the MVStore background writer) may have hit an
+     * error that closed the store, and then no write can be durable any more; or it may have
+     * written chunks of its own (compaction), synced here so that none waits longer than a second
+     * (see HeraldStore.RETENTION_MS). False once the store failed.
+     */
+    private boolean idle() {
+        if (store.isClosed()) {
+            fail(store.getPanicException() != null ? store.getPanicException() : new IllegalStateException("the store was closed"));
+            return false;
+        }
+        if (store.getCurrentVersion() == syncedVersion) return true;
+        try {
+            sync();
+            return true;
+        } catch (Throwable e) {
+            fail(e);
+            return false;
+        }
+    }
+
+    private void sync() {
+        long version = store.getCurrentVersion(); // everything committed before this is written by then
+        store.executeFilestoreOperation(store::sync);
+        syncedVersion = version;
     }
 
     /**
