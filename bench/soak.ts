@@ -277,7 +277,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       faults: faults.map((f) => ({ at_s: Math.round((f.at - startedAt) / 1000), target: f.target, in_flight_bound: f.inFlightBound, duplicates: f.duplicates })),
       disk_episode: diskOutcome.note,
       campaigns: campaignRows, campaign_launch_failures: launchFailures,
-      webhook_events: webhook.events, webhook_delivered: receiver.received.size, webhook_discarded: webhook.discarded,
+      webhook_events: webhook.events, webhook_delivered: receiver.received.size, webhook_discarded: webhook.discarded, webhook_missing_samples: webhook.samples,
       webhook_repeats: receiver.repeats, webhook_requests: receiver.requests, webhook_refused_on_purpose: receiver.refused, webhook_bad_signatures: receiver.badSignatures,
       tracking_hits: tracking.hits, tracking_checked: trackingCheck.checked, tracking_mismatched: trackingCheck.mismatched,
       unsubscribed: tracking.unsubscribed.size, unsubscribed_inconsistent: trackingCheck.unsubscribedInconsistent, tracking_samples: trackingCheck.samples,

@@ -110,18 +110,25 @@ async function whereLost(db: Db, account: string, lost: Accepted[]): Promise<Rec
   return where;
 }
 
-/** Event track_ids of the account from `since` on that the receiver never took and no discard records. */
-export async function missingWebhookEvents(db: Db, account: string, since: Date, receiver: WebhookReceiver): Promise<{ events: number; discarded: number; missing: string[] }> {
+/**
+ * Event track_ids of the account from `since` on that the receiver never took and no discard
+ * records; `samples` say what the first ones are and when their _id was made (the delivery
+ * cursor's order).
+ */
+export async function missingWebhookEvents(db: Db, account: string, since: Date, receiver: WebhookReceiver): Promise<{ events: number; discarded: number; missing: string[]; samples: string[] }> {
   const discarded = new Set((await db.collection('webhookDiscards').find({ account }, { projection: { trackId: 1 } }).toArray()).map((d) => String(d.trackId)));
   const missing: string[] = [];
+  const samples: string[] = [];
   let events = 0;
-  const cursor = db.collection('events').find({ account, _id: { $gte: objectIdAt(since) } }, { projection: { track_id: 1 } }).batchSize(5000);
+  const cursor = db.collection('events').find({ account, _id: { $gte: objectIdAt(since) } }, { projection: { track_id: 1, track_type: 1, email: 1 } }).batchSize(5000);
   for await (const event of cursor) {
     events += 1;
     const id = String(event.track_id);
-    if (!receiver.received.has(id) && !discarded.has(id)) missing.push(id);
+    if (receiver.received.has(id) || discarded.has(id)) continue;
+    missing.push(id);
+    if (samples.length < 10) samples.push(`${String(event.track_type)} ${String(event.email)} (_id of ${(event._id as ObjectId).getTimestamp().toISOString()})`);
   }
-  return { events, discarded: discarded.size, missing };
+  return { events, discarded: discarded.size, missing, samples };
 }
 
 function objectIdAt(date: Date): ObjectId {

@@ -8,7 +8,7 @@ import type { Answers } from './answers';
 export interface Accepted {
   to: string;
   subject: string;
-  /** The Herald-Batch-Id of an HTTP send (its events carry it). */
+  /** The Herald-Batch-Id of an HTTP send, or the batch an SMTP 250 named ("queued as"): its events carry it. */
   batchId?: string;
   /** Sent to an address on the suppression list: Herald owes a `dropped` event, not a message. */
   suppressed: boolean;
