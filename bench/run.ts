@@ -17,6 +17,7 @@ import { runRelays } from './relays';
 import { runRender } from './render';
 import { runSmtpAuth } from './smtp-auth';
 import { runSmtpSend } from './smtp-send';
+import { runStoreDiskFull } from './store-disk-full';
 import { runStoreRates } from './store-rates';
 import { log, runAllTeardowns } from './support';
 import { runTemporalBare } from './temporal-bare';
@@ -70,6 +71,8 @@ const SCENARIOS: Record<string, (done: Results) => Promise<Record<string, unknow
   'trigger-events': () => runTriggerEvents(),
   // Light API calls alone, then while a dozen exports, an import and a 100k-contact campaign keep the store busy (issue 39): p99 and 503s.
   'api-under-load': () => runApiUnderLoad(),
+  // The store on its own tmpfs filled for a minute under 12 writers, restarted whenever it exits (as root): every acknowledged insert still there.
+  'store-disk-full': () => runStoreDiskFull(),
 };
 
 /** NaN is not JSON: print it as null rather than let JSON.stringify hide the difference. */
