@@ -4,37 +4,22 @@
 // internals: the soak's cause is not reproducible in a test), then the connections in use are
 // cut, so the server goes Unknown for good. The watchdog connects the client again; a store that
 // is merely down (the monitor still checking and failing) is left to the driver.
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { MongoClient, MongoServerSelectionError } from 'mongodb';
 import { watchClient, type Watchdog } from '../../adapters/store/client-watchdog';
 import { newId } from '../../core/shared/ids';
+import { openTcpDoor } from '../support/tcp-door';
 import { waitUntil } from '../support/wait';
 
 /** A TCP proxy to the suite's store: `cut()` ends every connection through it, `refuse` turns new ones away. */
 async function storeProxy() {
   const target = new URL(process.env.MONGODB_URI!);
-  const sockets = new Set<net.Socket>();
   let refusing = false;
-  const server = net.createServer((client) => {
-    if (refusing) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(Number(target.port), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const door = await openTcpDoor(target.hostname, Number(target.port), () => refusing);
   return {
-    uri: `mongodb://127.0.0.1:${(server.address() as AddressInfo).port}/?directConnection=true`,
-    cut() { for (const socket of sockets) socket.destroy(); },
+    uri: `mongodb://127.0.0.1:${door.port}/?directConnection=true`,
+    cut: door.cut,
     refuse(on: boolean) { refusing = on; },
-    close: () => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }),
+    close: door.close,
   };
 }
 

@@ -10,6 +10,7 @@ import { temporalTestServerPath } from '../../infra/python-tools';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 import { freePort } from '../../infra/ports';
 import { connectTemporal } from '../../adapters/temporal/client';
+import { openTcpDoor } from '../support/tcp-door';
 
 let tmp: string;
 
@@ -59,24 +60,13 @@ test('a process starting while Temporal is unreachable tries again, 5 s an attem
   const target = process.env.TEMPORAL_ADDRESS!.split(':');
   const openAt = Date.now() + 6000;
   let refused = 0;
-  const sockets = new Set<net.Socket>();
-  const door = net.createServer((client) => {
-    if (Date.now() < openAt) {
-      refused += 1;
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(Number(target[1]), target[0]);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
+  const door = await openTcpDoor(target[0], Number(target[1]), () => {
+    if (Date.now() >= openAt) return false;
+    refused += 1;
+    return true;
   });
-  await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
   try {
-    const client = await connectTemporal(`127.0.0.1:${(door.address() as net.AddressInfo).port}`, 'default');
+    const client = await connectTemporal(`127.0.0.1:${door.port}`, 'default');
     try {
       expect(refused).toBeGreaterThan(0);
       expect(Date.now()).toBeGreaterThanOrEqual(openAt);
@@ -86,7 +76,6 @@ test('a process starting while Temporal is unreachable tries again, 5 s an attem
       await client.connection.close();
     }
   } finally {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => door.close(resolve));
+    await door.close();
   }
 });
