@@ -617,6 +617,21 @@ export interface WebhookDiscardDoc {
   discarded: Date;
 }
 
+/**
+ * Events whose write landed later than webhook delivery's settle window allows (core/tracking/late-writes.ts):
+ * a delivery pass may have read past their _ids before they were there, so each endpoint's pass
+ * delivers those it has not (core/webhooks/late-events.ts) and adds itself to `handledBy`. The
+ * sweeper removes records older than a day.
+ */
+export interface LateEventsDoc {
+  _id: ObjectId;
+  account: string;
+  eventIds: ObjectId[];
+  /** When the write was acknowledged: the events were readable by then (a pass with a longer settle window read none of them too early). */
+  ackedAt: Date;
+  handledBy: number[];
+}
+
 /** Requests granted to one webhook URL in one 100 ms bucket, across every worker (core/webhooks/rate-limit.ts). */
 export interface WebhookRateDoc { _id: string; n: number; expiresAt: Date }
 
@@ -830,6 +845,7 @@ export interface Store {
   webhookLog: Collection<WebhookLogDoc>;
   webhookDiscards: Collection<WebhookDiscardDoc>;
   webhookRate: Collection<WebhookRateDoc>;
+  lateEvents: Collection<LateEventsDoc>;
   relayLeases: Collection<RelayLeaseDoc>;
   feedbackNonces: Collection<FeedbackNonceDoc>;
   feedbackSources: Collection<FeedbackSourceDoc>;
@@ -892,6 +908,7 @@ export async function connectStore(uri: string, fallbackDatabase: string, option
     webhookLog: db.collection('webhookLog'),
     webhookDiscards: db.collection('webhookDiscards'),
     webhookRate: db.collection('webhookRate'),
+    lateEvents: db.collection('lateEvents'),
     relayLeases: db.collection('relayLeases'),
     feedbackNonces: db.collection('feedbackNonces'),
     feedbackSources: db.collection('feedbackSources'),

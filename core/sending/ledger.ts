@@ -7,6 +7,7 @@
 // the relay accepted within a few milliseconds share one round trip, and the window in which a
 // crash can cause a duplicate stays that short.
 import { recordEvents } from '../tracking/events';
+import { noteLateDuplicates } from '../tracking/late-writes';
 import { WriteQueue } from '../../adapters/batching/write-queue';
 import { metrics } from '../../adapters/metrics/registry';
 import type { EventDoc, LedgerFields, LedgerRowDoc, Store } from '../../adapters/store/store';
@@ -37,8 +38,11 @@ export class LedgerWriter {
 
   constructor(store: Store, private readonly sentBy?: SentBy) {
     this.queue = new WriteQueue(async (rows) => {
-      // A row already stored (same mail_id, or the same event: an attempt racing its retry) is skipped.
-      countOutcomes(rows, await recordEvents(store, rows));
+      // A row already stored (same mail_id, or the same event: an attempt racing its retry) is skipped;
+      // its stored copy may be a dead attempt's late write, which webhook delivery must hear of.
+      const inserted = await recordEvents(store, rows);
+      countOutcomes(rows, inserted);
+      if (inserted < rows.length) await noteLateDuplicates(store, rows);
     });
   }
 

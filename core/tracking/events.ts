@@ -2,6 +2,7 @@ import { ObjectId } from 'mongodb';
 import { derivedPrefix } from '../shared/ids';
 import { metrics } from '../../adapters/metrics/registry';
 import { insertSkippingDuplicates, type EventDoc, type Store } from '../../adapters/store/store';
+import { noteLateWrites } from './late-writes';
 import { TRACK_TYPES, type TrackType } from './track-types';
 
 export { TRACK_TYPES, type TrackType };
@@ -109,9 +110,13 @@ export function eventOfSentMail(
   return event;
 }
 
-/** Stores events; one already stored (same track_id) is skipped, so retries are harmless. Returns how many were new. */
+/**
+ * Stores events; one already stored (same track_id) is skipped, so retries are harmless. Returns how
+ * many were new. Those that landed too late for webhook delivery's settle window are recorded (./late-writes.ts).
+ */
 export async function recordEvents(store: Store, events: EventDoc[]): Promise<number> {
   const inserted = await insertSkippingDuplicates(store.events, events);
+  await noteLateWrites(store, events);
   // Per type when all were new (the usual case); a batch with duplicates is counted in total under its first type.
   if (inserted === events.length) for (const event of events) metrics.eventsStored.inc({ track_type: event.track_type });
   else if (inserted > 0) metrics.eventsStored.inc({ track_type: events[0].track_type }, inserted);

@@ -14,8 +14,9 @@
 // stored in _id order: core/tracking/event-writer.ts and the send ledger give an event its _id just before
 // a write that takes milliseconds, rarely seconds. A reader at the tip could move its cursor past
 // an _id whose write has not landed yet, and never see that event. So a pass reads only events
-// whose _id (its time, to the second) is older than `settleMs` (5 s): Herald assumes every event
-// write lands within 5 s of its _id's creation. Events are delivered 5-8 s after they happen.
+// whose _id (its time, to the second) is older than `settleMs` (5 s). Events are delivered 5-8 s
+// after they happen. A write that lands later than that anyway (a stalled store or worker) is
+// recorded by its writer, and the pass delivers those events once per window (./late-events.ts).
 //
 // Each answered POST gets an entry in the endpoint's deliveries log (./deliveries.ts): a page's
 // delivered requests in one insert once the page is done, a failed one at once (with its retry).
@@ -32,6 +33,7 @@ import { logEntry } from './deliveries';
 import { splitIntoRequests, type RequestBatch } from './payload';
 import type { Poster, PostResult } from './post';
 import { acquireRequests } from './rate-limit';
+import { LATE_RECORDS_PER_CALL, lateEventsOf, markLateHandled } from './late-events';
 import { NewEventsWatch } from './new-events-watch';
 import { recordFailure } from './retries';
 
@@ -42,7 +44,7 @@ export interface WebhookTuning {
   maxBytesPerRequest: number;
   /** Events read per store query at most (pages grow to it while a backlog lasts). */
   pageSize: number;
-  /** Only events whose _id is older than this are read (see above). */
+  /** Only events whose _id is older than this are read (see above); at least MIN_SETTLE_MS (core/tracking/late-writes.ts), the lateness writers record. */
   settleMs: number;
   /** Requests of one endpoint in flight at once. */
   concurrency: number;
@@ -120,6 +122,7 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
   let caughtUp = false;
   let limit = Math.min(FIRST_PAGE, tuning.pageSize);
   const watch = new NewEventsWatch(store, tuning.settleMs);
+  let lateCheckAt = 0;
 
   // Cursor writes run beside the requests, newest position only: answers that come while a write
   // is in flight are covered by the next one (one write per answered request at most).
@@ -199,6 +202,15 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
       endpoint = reloaded;
     }
     first = false;
+    // Late events (see ./late-events.ts), looked for once per settle window while no read is in flight.
+    if (!prefetch && Date.now() >= lateCheckAt) {
+      const late = await lateEventsOf(store, endpoint, readFrom, tuning.settleMs);
+      lateCheckAt = late?.recordIds.length === LATE_RECORDS_PER_CALL ? 0 : Date.now() + tuning.settleMs;
+      if (late) {
+        if (late.events.length > 0 && !(await sendPage(endpoint, late.events))) break;
+        await markLateHandled(store, endpoint, late.recordIds);
+      }
+    }
     if (caughtUp && !(await watch.readDue())) {
       if (Date.now() >= deadline) {
         state = 'idle';
