@@ -1,7 +1,7 @@
 // `npm run api-fuzz [-- --minutes N] [--seed S] [--negative]`: Schemathesis (pinned, from PyPI into
 // .tools/schemathesis) drives every operation of Herald's OpenAPI document against a Herald
 // started as the benches start it (embedded store and Temporal, a counting relay, loopback only),
-// the account path parameter fixed to a fresh account and each security scheme given its key.
+// a fresh account written into the document's paths and each security scheme given its key.
 // Bounded by --minutes (15 by default). Prints Schemathesis's own output on stderr and one JSON
 // summary on stdout; exits 1 on a 5xx or an answer outside the document (status, content type,
 // headers or body schema) or when nothing was tested, 0 otherwise (Schemathesis's own faults are listed). Lives beside the benches because it shares their stack.
@@ -32,6 +32,28 @@ const OWN_CREDENTIALS = ['updateUser', 'deleteUser', 'deleteUserKey', 'deleteTra
 const REFUSALS = ['400', '401', '403', '404', '405', '406', '409', '413', '415', '422'];
 
 interface Options { minutes: number; seed?: number; negative: boolean }
+
+type Parameter = { in?: string; name?: string };
+type PathItem = Record<string, unknown> & { parameters?: Parameter[] };
+
+/**
+ * The document with the run's account written into every path instead of `{account}`. The run
+ * is about one account: with the parameter left in, --negative makes requests with an `{account}`
+ * it believes invalid, which the run's own override turns back into the valid one, and then counts
+ * their success as an invalid value accepted.
+ */
+function withAccountInPaths(document: { paths: Record<string, PathItem> }, account: string): object {
+  const withoutAccount = (parameters?: Parameter[]) => parameters?.filter((p) => !(p.in === 'path' && p.name === 'account'));
+  const paths = Object.fromEntries(Object.entries(document.paths).map(([template, item]) => [
+    template.replaceAll('{account}', account),
+    Object.fromEntries(Object.entries(item).map(([key, value]) => {
+      if (key === 'parameters') return [key, withoutAccount(value as Parameter[])];
+      const operation = value as { parameters?: Parameter[] };
+      return [key, operation && typeof operation === 'object' && operation.parameters ? { ...operation, parameters: withoutAccount(operation.parameters) } : value];
+    })),
+  ]));
+  return { ...document, paths };
+}
 
 function optionsOf(argv: string[]): Options {
   const value = (name: string) => {
@@ -73,10 +95,13 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
 
     const dir = teardown.tempDir('herald-api-fuzz-');
     const reportFile = path.join(dir, 'report.json');
+    const documentFile = path.join(dir, 'openapi.json');
+    const served = await fetch(`${baseUrl}/v2/openapi.json`);
+    if (!served.ok) throw new Error(`the OpenAPI document: ${served.status}`);
+    fs.writeFileSync(documentFile, JSON.stringify(withAccountInPaths(await served.json() as { paths: Record<string, PathItem> }, bench.account)));
     // The keys come from the environment (Schemathesis resolves ${…}): none is written to a file.
     const config = path.join(dir, 'schemathesis.toml');
     fs.writeFileSync(config, [
-      '[parameters]', `"path.account" = "${bench.account}"`, '',
       // Every scheme an operation may use: a user's key works as Bearer, X-Auth-Token and ?token=.
       '[auth.openapi.apiKey]', 'bearer = "${HERALD_FUZZ_API_KEY}"', '',
       '[auth.openapi.authToken]', 'api_key = "${HERALD_FUZZ_API_KEY}"', '',
@@ -89,7 +114,7 @@ export async function runApiFuzz(options: Options): Promise<{ summary: Record<st
       '[checks.negative_data_rejection]', `expected-statuses = ${JSON.stringify(REFUSALS)}`, '',
     ].join('\n'));
     const args = [
-      '--config-file', config, 'run', `${baseUrl}/v2/openapi.json`, '--url', baseUrl,
+      '--config-file', config, 'run', documentFile, '--url', baseUrl,
       '--checks', [...CHECKS, ...(options.negative ? ['negative_data_rejection'] : [])].join(','), '--max-time', String(Math.round(options.minutes * 60)), '--workers', '2',
       '--report', 'json', '--report-json-path', reportFile, '--no-color',
       ...OWN_CREDENTIALS.flatMap((id) => ['--exclude-operation-id', id]),

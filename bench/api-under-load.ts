@@ -95,6 +95,7 @@ export async function runApiUnderLoad(): Promise<Record<string, unknown>> {
       api_requests_idle: idle.latencies.length,
       api_p50_ms_idle: round(percentile(idle.latencies, 50), 1),
       api_p99_ms_idle: round(percentile(idle.latencies, 99), 1),
+      api_p99_ms_idle_by_call: Object.fromEntries(Object.entries(idle.by).map(([call, ms]) => [call, round(percentile(ms, 99), 1)])),
       api_requests_during_jobs: during.latencies.length,
       api_p50_ms_during_jobs: round(percentile(during.latencies, 50), 1),
       api_p99_ms_during_jobs: p99,

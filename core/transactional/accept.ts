@@ -5,7 +5,7 @@ import type { Store } from '../../adapters/store/store';
 import { insertsPerTurn } from '../../adapters/batching/turn-batch';
 import { startScheduledSend } from '../../adapters/temporal/client';
 import { ringUnlessDraining } from './doorbell';
-import { paced } from './pacing';
+import { lookAhead, paced, PACING } from './pacing';
 import { enqueue, removeUntaken } from './send-queue';
 import { countMonthlyMessages } from './monthly-usage';
 import { batchId, launchInstant, messageCount, toStoredFields, type AcceptedRequest } from './request';
@@ -36,6 +36,9 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
   const ids = { requestId, batchId: batchId(account, requestId, request.source === 'http' ? request.body.batch_code : undefined) };
   const launchAt = request.source === 'http' && request.body.launch_date ? new Date(launchInstant(request.body.launch_date)) : undefined;
   const monthlyLimit = known ? known.monthlyLimit : (await readAccountSettings(deps.store, account))?.monthlyLimit ?? null;
+  const scheduled = launchAt !== undefined && launchAt.getTime() > Date.now();
+  // Pacing's look at the queue, made beside the writes below rather than after them (./pacing.ts).
+  const ahead = scheduled ? undefined : lookAhead(deps.store, account);
   // Counting and recording are independent store writes: made together, the request waits for
   // one round trip instead of two. Either one failing undoes the other.
   const record = requestRecords(deps.store).add({
@@ -48,7 +51,6 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
     throw counting.reason;
   }
   const counted = counting.value;
-  const scheduled = launchAt !== undefined && launchAt.getTime() > Date.now();
   try {
     if (recording.status === 'rejected') throw recording.reason;
     try {
@@ -67,7 +69,7 @@ export async function acceptSendRequest(deps: AcceptDeps, request: AcceptedReque
     throw error;
   }
   // Accepted: the answer waits while the account's sender is far behind (./pacing.ts).
-  if (!scheduled) await paced(deps.store, account).catch(() => undefined);
+  if (ahead) await paced(deps.store, account, PACING, ahead).catch(() => undefined);
   return ids;
 }
 

@@ -40,9 +40,19 @@ async function behind(store: Store, account: string, limit: number): Promise<boo
 /** Per store and account: the answers waiting, and whether a loop looks at the queue for them. */
 const gates = perStore(() => new Map<string, { waiters: Waiter[]; looking: boolean }>());
 
+/**
+ * Whether the account's sender is more than `aheadLimit` behind: paced()'s first look, which a
+ * caller may start early, beside its own writes (the read waits for the store's commit as they
+ * do, so it costs the answer no commit of its own), and hand to paced(). False when the store
+ * cannot tell: pacing never fails a request.
+ */
+export function lookAhead(store: Store, account: string, pacing: Pacing = PACING): Promise<boolean> {
+  return behind(store, account, pacing.aheadLimit).catch(() => false);
+}
+
 /** Resolves once the account's sender is within `aheadLimit` of its queue's end, or after `maxWaitMs`. */
-export async function paced(store: Store, account: string, pacing: Pacing = PACING): Promise<void> {
-  if (!(await behind(store, account, pacing.aheadLimit))) return;
+export async function paced(store: Store, account: string, pacing: Pacing = PACING, firstLook = lookAhead(store, account, pacing)): Promise<void> {
+  if (!(await firstLook)) return;
   const accounts = gates(store);
   let gate = accounts.get(account);
   if (!gate) accounts.set(account, (gate = { waiters: [], looking: false }));
