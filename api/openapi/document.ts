@@ -92,8 +92,23 @@ function requestBody(operation: OperationSpec, body: object, transactional: bool
   return {
     description: `Properties the schema does not name are ignored${operation.nullMeansAbsent ? '; `null` is the same as leaving a property out' : ''}.`,
     required: Array.isArray(required) && required.length > 0,
-    content: Object.fromEntries(types.map((type) => [MEDIA_TYPES[type], { schema }])),
+    content: Object.fromEntries(types.map((type) => [MEDIA_TYPES[type], { schema: type === 'form' ? formSchema(schema) : schema }])),
   };
+}
+
+/**
+ * A form body's view of a schema: an array property takes one value too (`tags=a`, which PHP
+ * clients send beside `tags[]=a`, is a one-element array: api/validation.ts coerces it), so each
+ * inline array schema becomes "the array, or one of its items". Referenced components are shared
+ * with the JSON body and left as they are.
+ */
+function formSchema(schema: object): object {
+  if (Array.isArray(schema)) return schema.map(formSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const node = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'enum' || key === 'const' ? value : formSchema(value as object)]));
+  const type = (node as { type?: unknown }).type;
+  const isArray = type === 'array' || (Array.isArray(type) && type.includes('array'));
+  return isArray && 'items' in node ? { anyOf: [node, node.items] } : node;
 }
 
 /** A multipart body of one file part (the part's bytes are the file, as OpenAPI 3.1 writes binary content). */
