@@ -620,8 +620,8 @@ export interface WebhookDiscardDoc {
 /**
  * Events whose write landed later than webhook delivery's settle window allows (core/tracking/late-writes.ts):
  * a delivery pass may have read past their _ids before they were there, so each endpoint's pass
- * delivers those it has not (core/webhooks/late-events.ts) and adds itself to `handledBy`. The
- * sweeper removes records older than a day.
+ * delivers those it has not (core/webhooks/late-events.ts) and adds itself to `handledBy`; a
+ * record is removed once every enabled endpoint of the account has, or by the sweeper after a day.
  */
 export interface LateEventsDoc {
   _id: ObjectId;

@@ -15,7 +15,7 @@ import { cursorFromNow } from './endpoints';
 export const LATE_RECORDS_PER_CALL = 20;
 /** Log entries are looked for from this long before the earliest event's _id (clocks of different hosts). */
 const CLOCK_MARGIN_MS = 60_000;
-/** Records older than this are removed by the sweeper (every endpoint has long dealt with them). */
+/** Records older than this are removed by the sweeper (those of endpoints disabled or stopped meanwhile). */
 export const LATE_RECORDS_KEEP_MS = 86_400_000;
 
 export interface LateEvents {
@@ -64,9 +64,16 @@ async function loggedTrackIds(store: Store, endpoint: WebhookDoc, events: EventJ
   return new Set(entries.flatMap((entry) => entry.trackIds));
 }
 
-/** The records are dealt with for this endpoint. */
+/**
+ * The records are dealt with for this endpoint; those every enabled endpoint of the account has
+ * dealt with are removed (an endpoint enabled later wants none of them: its events start at its
+ * own creation or re-enabling), so each pass's look reads only records still wanted.
+ */
 export async function markLateHandled(store: Store, endpoint: WebhookDoc, recordIds: ObjectId[]): Promise<void> {
-  await store.lateEvents.updateMany({ _id: { $in: recordIds }, account: endpoint.account }, { $addToSet: { handledBy: endpoint.id } });
+  const account = endpoint.account;
+  await store.lateEvents.updateMany({ _id: { $in: recordIds }, account }, { $addToSet: { handledBy: endpoint.id } });
+  const enabled = await store.webhooks.find({ account, enabled: true }).project<{ id: number }>({ id: 1 }).toArray();
+  await store.lateEvents.deleteMany({ _id: { $in: recordIds }, account, handledBy: { $all: [endpoint.id, ...enabled.map((e) => e.id)] } });
 }
 
 /** Removes the records of more than a day ago (the sweeper's). */
