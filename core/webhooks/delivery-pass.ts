@@ -24,6 +24,7 @@
 // A failed POST (non-2xx, timeout, no connection) puts its events in a retry batch
 // (core/webhooks/retries.ts) and the pass returns soon after, so the workflow schedules the retry
 // in a durable timer while the next pass goes on with newer events: nothing waits for the minute.
+import { LRUCache } from 'lru-cache';
 import { ObjectId } from 'mongodb';
 import { metrics } from '../../adapters/metrics/registry';
 import type { Store, WebhookDoc, WebhookLogDoc } from '../../adapters/store/store';
@@ -87,6 +88,13 @@ function justBelow(bound: ObjectId): ObjectId {
 
 interface InFlight { batch: RequestBatch; answer: Promise<PostResult>; settled: boolean }
 
+/**
+ * When each endpoint's passes in this process next look for late events: once per settle window
+ * across passes, however short they are (a workflow may run one read per pass). An LRU: a worker
+ * serves a bounded number of endpoints at a time.
+ */
+const lateCheckAt = new LRUCache<string, number>({ max: 10_000 });
+
 const after = (a: ObjectId, b: ObjectId) => a.toHexString() > b.toHexString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,7 +130,6 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
   let caughtUp = false;
   let limit = Math.min(FIRST_PAGE, tuning.pageSize);
   const watch = new NewEventsWatch(store, tuning.settleMs);
-  let lateCheckAt = 0;
 
   // Cursor writes run beside the requests, newest position only: answers that come while a write
   // is in flight are covered by the next one (one write per answered request at most).
@@ -203,9 +210,9 @@ export async function deliveryPass(deps: PassDeps, input: WebhookPassInput): Pro
     }
     first = false;
     // Late events (see ./late-events.ts), looked for once per settle window while no read is in flight.
-    if (!prefetch && Date.now() >= lateCheckAt) {
+    if (!prefetch && Date.now() >= (lateCheckAt.get(endpointKey._id) ?? 0)) {
       const late = await lateEventsOf(store, endpoint, readFrom, tuning.settleMs);
-      lateCheckAt = late?.recordIds.length === LATE_RECORDS_PER_CALL ? 0 : Date.now() + tuning.settleMs;
+      lateCheckAt.set(endpointKey._id, late?.recordIds.length === LATE_RECORDS_PER_CALL ? 0 : Date.now() + tuning.settleMs);
       if (late) {
         if (late.events.length > 0 && !(await sendPage(endpoint, late.events))) break;
         await markLateHandled(store, endpoint, late.recordIds);
