@@ -621,7 +621,8 @@ export interface WebhookDiscardDoc {
  * Events whose write landed later than webhook delivery's settle window allows (core/tracking/late-writes.ts):
  * a delivery pass may have read past their _ids before they were there, so each endpoint's pass
  * delivers those it has not (core/webhooks/late-events.ts) and adds itself to `handledBy`; a
- * record is removed once every enabled endpoint of the account has, or by the sweeper after a day.
+ * record is removed once every enabled endpoint of the account has, or by the sweeper after a day
+ * (10 minutes for an account without an enabled endpoint).
  */
 export interface LateEventsDoc {
   _id: ObjectId;

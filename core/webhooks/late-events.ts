@@ -17,6 +17,11 @@ export const LATE_RECORDS_PER_CALL = 20;
 const CLOCK_MARGIN_MS = 60_000;
 /** Records older than this are removed by the sweeper (those of endpoints disabled or stopped meanwhile). */
 export const LATE_RECORDS_KEEP_MS = 86_400_000;
+/**
+ * Records of an account with no enabled endpoint are removed by the sweeper once this old: no pass
+ * will take them, and an endpoint enabled since wants none of them (its events start after it).
+ */
+export const UNWANTED_LATE_RECORDS_MS = 10 * 60_000;
 
 export interface LateEvents {
   /** The records looked at: handled once these events are delivered (or put in a retry batch). */
@@ -38,9 +43,9 @@ export async function lateEventsOf(store: Store, endpoint: WebhookDoc, readThrou
     .toArray();
   if (records.length === 0) return undefined;
   // Events before the endpoint existed were never its to deliver.
-  const from = hex(cursorFromNow(endpoint.created.getTime()));
+  const [from, through] = [hex(cursorFromNow(endpoint.created.getTime())), hex(readThrough)];
   const ids = records.flatMap((record) => record.eventIds.filter((id) =>
-    hex(id) >= from && hex(id) <= hex(readThrough) && readPastFrom(id, settleMs) <= record.ackedAt.getTime()));
+    hex(id) >= from && hex(id) <= through && readPastFrom(id, settleMs) <= record.ackedAt.getTime()));
   const raw = ids.length === 0 ? [] : await store.events
     .find({ account: endpoint.account, _id: { $in: ids }, ...(endpoint.events ? { track_type: { $in: endpoint.events } } : {}) }, { raw: true })
     .sort({ _id: 1 })
@@ -76,8 +81,15 @@ export async function markLateHandled(store: Store, endpoint: WebhookDoc, record
   await store.lateEvents.deleteMany({ _id: { $in: recordIds }, account, handledBy: { $all: [endpoint.id, ...enabled.map((e) => e.id)] } });
 }
 
-/** Removes the records of more than a day ago (the sweeper's). */
-export async function removeOldLateRecords(store: Store): Promise<number> {
-  const before = ObjectId.createFromTime(Math.floor((Date.now() - LATE_RECORDS_KEEP_MS) / 1000));
-  return (await store.lateEvents.deleteMany({ _id: { $lt: before } })).deletedCount;
+/**
+ * The sweeper's: removes the records of more than a day ago, and those of accounts without an
+ * enabled endpoint (`accountsWithEndpoints` are those with one) older than UNWANTED_LATE_RECORDS_MS,
+ * which writers record whether or not anyone delivers the account's events.
+ */
+export async function removeUnwantedLateRecords(store: Store, accountsWithEndpoints: string[]): Promise<number> {
+  const before = (ms: number) => ObjectId.createFromTime(Math.floor((Date.now() - ms) / 1000));
+  const { deletedCount } = await store.lateEvents.deleteMany({
+    $or: [{ _id: { $lt: before(LATE_RECORDS_KEEP_MS) } }, { _id: { $lt: before(UNWANTED_LATE_RECORDS_MS) }, account: { $nin: accountsWithEndpoints } }],
+  });
+  return deletedCount;
 }

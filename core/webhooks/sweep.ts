@@ -4,11 +4,12 @@
 // enabled endpoint that has none running (a running one is left alone), (2) runs retry batches
 // overdue by more than 30 s that nobody holds (their workflow lost track of them), and (3) clears
 // old rate-limit buckets, deliveries-log entries and discarded events older than 30 days, and
-// late-event records older than a day (./late-events.ts).
+// late-event records older than a day, or than 10 minutes for an account without an enabled
+// endpoint (./late-events.ts).
 import type { Client } from '@temporalio/client';
 import { startWebhookDelivery } from './lifecycle';
 import { removeOldBuckets } from './rate-limit';
-import { removeOldLateRecords } from './late-events';
+import { removeUnwantedLateRecords } from './late-events';
 import { overdueRetries, runRetry, type RetryDeps } from './retries';
 
 /** A retry this late was lost by its workflow (its own timer fires at the due time). */
@@ -51,7 +52,7 @@ export async function sweepWebhooks(deps: SweepDeps): Promise<SweepResult> {
   const [{ deletedCount }] = await Promise.all([
     store.webhookLog.deleteMany({ at: { $lt: keepFrom } }),
     store.webhookDiscards.deleteMany({ discarded: { $lt: keepFrom } }),
-    removeOldLateRecords(store),
+    removeUnwantedLateRecords(store, [...new Set(enabled.map((e) => e.account))]),
   ]);
   return { endpoints: enabled.length, startFailures, retries: overdue.length, buckets, logEntries: deletedCount };
 }

@@ -9,7 +9,7 @@ import { ledgerRow, LedgerWriter } from '../../core/sending/ledger';
 import type { PlannedMessage } from '../../core/sending/plan';
 import { buildEvent, recordEvents } from '../../core/tracking/events';
 import { noteLateWrites } from '../../core/tracking/late-writes';
-import { removeOldLateRecords } from '../../core/webhooks/late-events';
+import { removeUnwantedLateRecords } from '../../core/webhooks/late-events';
 import type { LedgerRowDoc, Store } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
@@ -118,10 +118,14 @@ it('records, per account, the events of a write acknowledged too late for the sm
   expect(await recorded(b)).toEqual([[[String(old[2]._id)], []]]);
 });
 
-it('keeps late records a day; the sweeper removes older ones', async () => {
-  const old = { _id: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 2 * 86_400), account: 'old-late', eventIds: [], ackedAt: new Date(), handledBy: [] };
-  const recent = { _id: new ObjectId(), account: 'old-late', eventIds: [], ackedAt: new Date(), handledBy: [] };
-  await store.lateEvents.insertMany([old, recent]);
-  expect(await removeOldLateRecords(store)).toBeGreaterThanOrEqual(1);
-  expect((await store.lateEvents.find({ account: 'old-late' }).toArray()).map((r) => String(r._id))).toEqual([String(recent._id)]);
+it('keeps late records a day; the sweeper removes older ones, and sooner those of an account without an enabled endpoint', async () => {
+  const record = (account: string, ageS: number) => ({
+    _id: new ObjectId(Math.floor(Date.now() / 1000) - ageS), account, eventIds: [], ackedAt: new Date(), handledBy: [],
+  });
+  const [old, unwanted, recent, kept] = [record('old-late', 2 * 86_400), record('old-late', 20 * 60), record('old-late', 60), record('kept-late', 20 * 60)];
+  await store.lateEvents.insertMany([old, unwanted, recent, kept]);
+  expect(await removeUnwantedLateRecords(store, ['kept-late'])).toBeGreaterThanOrEqual(2);
+  const left = async (account: string) => (await store.lateEvents.find({ account }).toArray()).map((r) => String(r._id));
+  expect(await left('old-late')).toEqual([String(recent._id)]);
+  expect(await left('kept-late')).toEqual([String(kept._id)]); // its endpoint's pass has yet to take it
 });
