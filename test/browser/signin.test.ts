@@ -4,7 +4,7 @@
 import { expect } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { startTestHerald, type TestHerald } from '../support/herald';
-import { connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
+import { accessibilityViolations, connectBrowser, consoleUser, newConsolePage, checkPage, signIn } from '../support/browser';
 import { createUser } from '../../core/accounts/users';
 
 let herald: TestHerald;
@@ -21,6 +21,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await herald?.stop();
+});
+
+test('the pages\' accessibility check finds what breaks WCAG rules (a field without a label, text too faint to read)', async () => {
+  const { page, close } = await newConsolePage(browser);
+  try {
+    await page.setContent('<html lang="en"><head><title>Check</title></head><body><main><h1>Form</h1>'
+      + '<input type="text"><p style="color:#ccc;background:#fff">faint</p></main></body></html>');
+    const violations = await accessibilityViolations(page);
+    expect(violations).toHaveLength(2);
+    expect(violations).toEqual(expect.arrayContaining([expect.stringMatching(/^color-contrast: 1 element/), expect.stringMatching(/^label: 1 element/)]));
+  } finally {
+    await close();
+  }
 });
 
 test('the console page is served with a strict CSP and its assets with a year of cache', async () => {
