@@ -1,14 +1,10 @@
-// The `herald` command. Results go to stdout as JSON, messages to stderr.
-import { normaliseDomain, readAccountSettings, updateAccountSettings, type AccountSettings } from '../core/accounts/settings';
-import { AccountError, ACCOUNT_NAME, createAccount } from '../core/accounts/accounts';
-import { ConfigError, loadConfig } from '../composition/config';
-import { randomToken } from '../core/accounts/keys';
-import { createUser } from '../core/accounts/users';
-import { AppError } from '../core/shared/errors';
-import type { Store } from '../adapters/store/store';
-import { openStoreForCli } from './store-access';
-import { MIGRATE_USAGE, migrateCommand, parseMigrateOptions } from './migrate';
-import { MigrationRefused } from '../core/migration/run';
+// The `herald` command. Results go to stdout as JSON, messages to stderr. The arguments are read
+// first, with nothing but this module and its pure helpers loaded, so that --help and a usage error
+// answer at once; the command itself (./commands.ts: the store, the migration) loads after.
+import { normaliseDomain, type AccountSettings } from '../core/accounts/settings';
+import type { Command } from './commands';
+import { ACCOUNT_NAME } from '../core/accounts/names';
+import { MIGRATE_USAGE, parseMigrateOptions } from './migrate-options';
 import { DEFAULT_RETENTION_DAYS, isRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../core/retention/policy';
 
 const USAGE = `Usage:
@@ -38,38 +34,30 @@ else starts that data folder's embedded store for the duration of the command.`;
 
 class UsageError extends Error {}
 
-async function run(args: string[]): Promise<unknown> {
+function parseCommand(args: string[]): Command {
   const [resource, action, ...rest] = args;
   if (resource === 'account' && action === 'create') {
     if (rest.length !== 1) throw new UsageError('account create takes exactly one name');
-    return withStore((store) => createAccount(store, rest[0]));
+    return { kind: 'account create', name: rest[0] };
   }
   if (resource === 'account' && (action === 'set' || action === 'show')) {
     const [name, ...options] = rest;
     if (!name || name.startsWith('--')) throw new UsageError(`account ${action} takes an account name first`);
     if (!ACCOUNT_NAME.test(name)) throw new UsageError(`not an account name: ${name}`);
-    if (action === 'show' && options.length > 0) throw new UsageError('account show takes only an account name');
-    const change = action === 'set' ? parseSettingsOptions(options) : {};
-    return withStore(async (store) => {
-      const settings = action === 'set' ? await updateAccountSettings(store, name, change) : await readAccountSettings(store, name);
-      if (!settings) throw new AccountError(`No account "${name}".`, 'invalid_name');
-      return { account: name, ...settings };
-    });
+    if (action === 'show') {
+      if (options.length > 0) throw new UsageError('account show takes only an account name');
+      return { kind: 'account show', name };
+    }
+    return { kind: 'account set', name, change: parseSettingsOptions(options) };
   }
   if (resource === 'user' && action === 'create') {
     if (rest.length !== 2) throw new UsageError('user create takes an account and an email');
     const [account, email] = rest;
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`not an email address: ${email}`);
-    return withStore(async (store) => {
-      if (!(await store.accounts.findOne({ _id: account }))) throw new AccountError(`No account "${account}".`, 'invalid_name');
-      const password = randomToken(20);
-      const user = await createUser(store, account, { email, password });
-      return { account, id: user.id, email: user.email, password };
-    });
+    return { kind: 'user create', account, email };
   }
   if (resource === 'migrate') {
-    const options = parseMigrateOptions([action, ...rest].filter((arg) => arg !== undefined), (message) => { throw new UsageError(message); });
-    return withStore((store) => migrateCommand(store, options, loadConfig().webhookAllowPrivate));
+    return { kind: 'migrate', options: parseMigrateOptions([action, ...rest].filter((arg) => arg !== undefined), (message) => { throw new UsageError(message); }) };
   }
   throw new UsageError(resource ? `unknown command: ${args.join(' ')}` : 'no command given');
 }
@@ -132,31 +120,26 @@ function parseMonthlyLimit(value: string): number | null {
   return Number(value);
 }
 
-async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-  const { store, close } = await openStoreForCli(loadConfig());
-  try {
-    return await work(store);
-  } finally {
-    await close();
-  }
-}
-
 async function main() {
   const args = process.argv.slice(2);
   if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
     process.stderr.write(`${USAGE}\n`);
     process.exit(args.length === 0 ? 2 : 0);
   }
+  let command: Command;
   try {
-    const result = await run(args);
+    command = parseCommand(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`herald: ${error.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const { runCommand, isKnownError } = await import('./commands');
+  try {
+    const result = await runCommand(command);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`herald: ${error.message}\n\n${USAGE}\n`);
-      process.exit(2);
-    }
-    const known = error instanceof AccountError || error instanceof ConfigError || error instanceof AppError || error instanceof MigrationRefused;
-    process.stderr.write(`herald: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+    process.stderr.write(`herald: ${isKnownError(error) ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
     process.exit(1);
   }
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../composition/config';
+import { composeHerald } from '../composition/herald';
 import type { Store } from '../adapters/store/store';
 import { embeddedPaths } from '../infra/embedded-paths';
 import { withStackAddresses } from '../infra/stack-record';
@@ -9,9 +10,6 @@ import { startEmbeddedStore } from '../infra/store';
  * folder serves, else the data folder's embedded store, started just for this command.
  */
 export async function openStoreForCli(given: Config): Promise<{ store: Store; close(): Promise<void> }> {
-  // The composition root brings the whole service (Temporal, the API, the renderer): loaded only
-  // when a command needs the store, so that --help and a usage error answer at once.
-  const { composeHerald } = await import('../composition/herald');
   const config = withStackAddresses(given);
   if (config.mongodbUri) {
     const herald = composeHerald(config);

@@ -20,7 +20,6 @@ import type { RelayDefinition } from '../adapters/relay/routes';
 import { metrics } from '../adapters/metrics/registry';
 import { singleRelay } from './relays-file';
 import { connectStore, type Store } from '../adapters/store/store';
-import { connectTemporal, lazyTemporal } from '../adapters/temporal/client';
 import type { CampaignTuning } from '../adapters/temporal/contracts';
 import { optinSettings } from '../core/optin/mail';
 import type { WebhookTuning } from '../core/webhooks/delivery-pass';
@@ -115,6 +114,8 @@ export function composeHerald(config: Config, tuning: HeraldTuning = {}): Herald
   });
   const temporal = once(async () => {
     const address = required(config, 'temporalAddress');
+    // Loaded on first use: the CLI and other store-only users skip the Temporal SDK (~0.25 s a start).
+    const { connectTemporal, lazyTemporal } = await import('../adapters/temporal/client');
     const made = tuning.lazyTemporal ? lazyTemporal(address, config.temporalNamespace) : await connectTemporal(address, config.temporalNamespace);
     onClose(() => made.connection.close());
     return made;

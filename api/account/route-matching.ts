@@ -6,7 +6,7 @@
 // - A route with fewer parameters owns the paths it matches: `/contacts/export` (POST) is not the
 //   contact `:ref` "export", so OPTIONS lists POST alone and `GET /contacts/export` answers 405.
 import type Router from '@koa/router';
-import { isAccountName } from '../../core/accounts/accounts';
+import { isAccountName } from '../../core/accounts/names';
 
 type MatchResult = ReturnType<Router['match']>;
 type Layer = MatchResult['path'][number];

@@ -1,6 +1,6 @@
 // Path and query parameters of the OpenAPI document: path parameters by name (one meaning per
 // name across the routes), and a listing's query from its ListSpec (api/account/list-options.ts).
-import { ACCOUNT_NAME } from '../../core/accounts/accounts';
+import { ACCOUNT_NAME } from '../../core/accounts/names';
 import { FILE_NAME } from '../../adapters/store/files';
 import { SHARE_NETWORKS } from '../../core/tracking/share-networks';
 import { MAX_LIMIT, type ListSpec } from '../account/list-options';

@@ -3,7 +3,7 @@
 // `/v2/:account` would take "optin" for an account name (the name is reserved for that reason).
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { ACCOUNT_NAME } from '../../core/accounts/accounts';
+import { ACCOUNT_NAME } from '../../core/accounts/names';
 import { errors } from '../../core/shared/errors';
 import { toAppError } from '../../core/shared/faults';
 import { findList } from '../../core/contacts/lists';
