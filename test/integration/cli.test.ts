@@ -153,6 +153,19 @@ describe('the herald command (accounts and users)', () => {
     expect(result.stderr).toContain('herald account set <name>');
   });
 
+  it('reads its arguments before it loads the store\'s driver or the migration (a usage error answers at once)', async () => {
+    // The modules loaded by the time the command exits, as the 'exit' hook sees them.
+    const loaded = await new Promise<{ code: number; modules: string[] }>((resolve) => {
+      const script = `process.on('exit', () => process.stdout.write(JSON.stringify(Object.keys(require.cache)))); process.argv.splice(1, 0, ${JSON.stringify(bin)}); require(${JSON.stringify(bin)});`;
+      execFile(process.execPath, ['-e', script, 'account', 'set', 'policy2', '--retention-days', '3'], { env }, (error, stdout) => {
+        resolve({ code: Number((error as { code?: number } | null)?.code ?? 0), modules: JSON.parse(stdout) as string[] });
+      });
+    });
+    expect(loaded.code).toBe(2);
+    expect(loaded.modules.some((file) => file.endsWith(`${path.sep}cli${path.sep}main.js`))).toBe(true);
+    expect(loaded.modules.filter((file) => /node_modules[\\/](mongodb|@temporalio)[\\/]|[\\/](cli[\\/]commands|core[\\/]migration[\\/]run)\.js$/.test(file))).toEqual([]);
+  });
+
   it('says so for the settings of an account that does not exist (exit 1)', async () => {
     for (const args of [['account', 'show', 'nosuch1'], ['account', 'set', 'nosuch1', '--attachments', 'on']]) {
       const result = await herald(args, env);
