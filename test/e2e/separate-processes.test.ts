@@ -5,7 +5,7 @@ import { ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { newId } from '../../core/shared/ids';
-import { freePort, waitForPort } from '../../infra/ports';
+import { freePort, startOnFreePorts, waitForPort } from '../../infra/ports';
 import { parsePrometheus, valueOf } from '../support/prometheus';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
@@ -36,11 +36,27 @@ function stopProcess(name: string): Promise<number | null> {
   });
 }
 
-beforeAll(async () => {
-  sink = await startSmtpSink();
-  apiPort = await freePort();
-  smtpPort = await freePort();
-  workerMetricsPort = await freePort();
+/** Thrown when a process exited before it listened: its port was taken meanwhile (another file's listener). */
+class ExitedBeforeListening extends Error {}
+
+/** Resolves once `name` logged `line`; throws ExitedBeforeListening when it exited first. */
+async function waitForLine(name: string, line: string): Promise<void> {
+  await waitUntil(`${name} to log "${line}"`, () => {
+    if (outputs[name].includes(line)) return true;
+    if (processes[name].exitCode !== null) throw new ExitedBeforeListening(`${name} exited before listening:\n${outputs[name]}`);
+    return false;
+  });
+}
+
+/**
+ * The three processes on three distinct ports found free. Ready when each listener says so: a port
+ * merely accepting connections may be another process's (seen: the API's port taken by an SMTP
+ * listener between being found free and the API binding it, so the test's HTTP request got "220").
+ */
+async function startProcesses(): Promise<void> {
+  const ports = new Set<number>();
+  while (ports.size < 3) ports.add(await freePort());
+  [apiPort, smtpPort, workerMetricsPort] = [...ports];
   const database = `herald_procs_${newId().slice(0, 8)}`;
   env = {
     PATH: process.env.PATH, NODE_ENV: 'production', MONGODB_URI: process.env.MONGODB_URI, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
@@ -51,7 +67,17 @@ beforeAll(async () => {
   startProcess('api', 'dist/api/main.js');
   startProcess('smtp', 'dist/smtp/main.js');
   startProcess('worker', 'dist/worker.js', WORKER_NODE_FLAGS);
-  await Promise.all([waitForPort('127.0.0.1', apiPort, 30000, 'api'), waitForPort('127.0.0.1', smtpPort, 30000, 'smtp')]);
+  try {
+    await Promise.all([waitForLine('api', 'API listening'), waitForLine('smtp', 'SMTP listening')]);
+  } catch (error) {
+    await Promise.all(['api', 'smtp', 'worker'].map(stopProcess));
+    throw error;
+  }
+}
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  await startOnFreePorts(startProcesses, (error) => error instanceof ExitedBeforeListening);
 }, 60000);
 
 afterAll(async () => {
