@@ -3,7 +3,6 @@ import { issueKey } from './keys';
 import { createOwner } from './users';
 import { ACCOUNT_NAME, RESERVED_NAMES } from './names';
 
-
 export class AccountError extends Error {
   constructor(message: string, readonly code: 'invalid_name' | 'exists') {
     super(message);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
-import { freePort } from '../../infra/ports';
+import { freePort, startOnFreePorts } from '../../infra/ports';
 
 const root = path.resolve(__dirname, '../..');
 let dataDir: string;
@@ -33,10 +33,17 @@ function waitForOutput(text: string, timeoutMs = 120000): Promise<void> {
 
 const line = (label: string) => new RegExp(`^ {2}${label} +(\\S+)`, 'm').exec(output)?.[1] ?? '';
 
-async function startHerald() {
+/**
+ * Starts `npm start` on ports picked for this start (one picked minutes before may have been taken
+ * meanwhile by another file's listener on an ephemeral port), and again on fresh ones when its API or
+ * SMTP port was taken between being picked and bound (EADDRINUSE in what it printed).
+ */
+function startHerald(): Promise<void> {
+  return startOnFreePorts(startHeraldOnce, (error) => /exited early/.test((error as Error).message) && /EADDRINUSE|is already in use/.test(output));
+}
+
+async function startHeraldOnce() {
   output = '';
-  // Ports picked for each start: one picked minutes before may have been taken meanwhile (by
-  // another file's listener on an ephemeral port).
   apiPort = await freePort();
   env = { ...env, HERALD_API_PORT: String(apiPort), HERALD_SMTP_PORT: String(await freePort()) };
   // A process group of its own, as a terminal gives it, so that stopHerald's SIGINT is Ctrl-C.
