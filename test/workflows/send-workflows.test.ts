@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { RING_SIGNAL, type DrainResult, type QueueGiveUpInput, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { cancellationTaken } from '../support/time-skipping';
 import { testWorkflowCode } from '../support/workflow-bundle';
 
 let env: TestWorkflowEnvironment;
@@ -99,6 +100,7 @@ describe('ScheduledSend', () => {
         taskQueue, workflowId: `tx-acme-${Math.random().toString(36).slice(2)}`, args: [{ ...one('r3'), launchAt }],
       });
       await handle.cancel();
+      await cancellationTaken(handle); // before the result lets time skip: the test server's cancel race
       return handle.result();
     });
     expect(calls.map((c) => c.activity)).toEqual(['cancelled']);
