@@ -15,7 +15,7 @@ import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
-import { testWorkflowCode } from '../support/workflow-bundle';
+import { releaseWorkflowHooks, testWorkerOptions } from '../support/workflow-bundle';
 import { addContacts, addLists, campaignNow, draftCampaign, OWNER, waitForTask } from '../support/campaigns';
 import { startSmtpSink } from '../support/smtp-sink';
 import { cancellationTaken } from '../support/time-skipping';
@@ -32,6 +32,7 @@ let sink: Awaited<ReturnType<typeof startSmtpSink>>;
 let deps: TaskDeps;
 let relay: ReturnType<typeof createRelayTransport>;
 
+afterAll(releaseWorkflowHooks); // what its workers in debugMode left for the whole process
 beforeAll(async () => {
   installTestTemporalRuntime();
   [env, store, sink] = await Promise.all([
@@ -63,7 +64,7 @@ function newWorker(replaced: Partial<ReturnType<typeof createActivities>> = {}):
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue: deps.taskQueue,
-    ...testWorkflowCode(),
+    ...testWorkerOptions(),
     activities: {
       ...createActivities({
         store, mtaHost: 'herald.test', publicUrl: 'http://herald.test',

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { testWorkflowCode } from '../support/workflow-bundle';
+import { releaseWorkflowHooks, testWorkflowCode } from '../support/workflow-bundle';
+
+afterAll(releaseWorkflowHooks); // the replay's, left for the whole process otherwise
 
 const history = (name: string) => temporal.api.history.v1.History.decode(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'histories', name)));
 

@@ -8,10 +8,11 @@ import { temporalTestServerPath } from '../../infra/python-tools';
 import { RING_SIGNAL, type DrainResult, type QueueGiveUpInput, type SendOutcome, type SendRequestsInput } from '../../adapters/temporal/contracts';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
 import { cancellationTaken } from '../support/time-skipping';
-import { testWorkflowCode } from '../support/workflow-bundle';
+import { releaseWorkflowHooks, testWorkerOptions } from '../support/workflow-bundle';
 
 let env: TestWorkflowEnvironment;
 
+afterAll(releaseWorkflowHooks); // what its workers in debugMode left for the whole process
 beforeAll(async () => {
   installTestTemporalRuntime(); // the failures below are on purpose: their logs show only if a test fails
   env = await TestWorkflowEnvironment.createTimeSkipping({
@@ -34,7 +35,7 @@ async function standInWorker(send: (input: SendRequestsInput, calls: Call[]) => 
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    ...testWorkflowCode(),
+    ...testWorkerOptions(),
     activities: {
       sendRequests: async (input: SendRequestsInput) => {
         calls.push({ activity: 'send', at: await env.currentTimeMs(), input });
@@ -117,7 +118,7 @@ describe('AccountSender', () => {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      ...testWorkflowCode(),
+      ...testWorkerOptions(),
       activities: {
         drainSendQueue: async (input: { account: string }) => {
           calls.push({ at: await env.currentTimeMs(), activity: 'drain', input });

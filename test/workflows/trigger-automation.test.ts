@@ -20,7 +20,7 @@ import { createRelayTransport } from '../../adapters/relay/transport';
 import { searchAttributeKeys, workflowIds } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime, testTemporalLogger } from '../support/temporal-logs';
-import { testWorkflowCode } from '../support/workflow-bundle';
+import { releaseWorkflowHooks, testWorkerOptions } from '../support/workflow-bundle';
 import { startSmtpSink } from '../support/smtp-sink';
 import { waitUntil } from '../support/wait';
 import { cancellationTaken } from '../support/time-skipping';
@@ -39,6 +39,7 @@ let taskQueue: string;
 const deferred: string[] = [];
 let serverPath: string;
 
+afterAll(releaseWorkflowHooks); // what its workers in debugMode left for the whole process
 beforeAll(async () => {
   installTestTemporalRuntime();
   [serverPath, store, sink] = await Promise.all([
@@ -76,7 +77,7 @@ const activityDeps = () => ({ store, mtaHost: 'herald.test', publicUrl: 'http://
 /** A worker with the real activities (a worker runs once: each test makes its own). */
 function newWorker(): Promise<Worker> {
   return Worker.create({
-    connection: env.nativeConnection, taskQueue, ...testWorkflowCode(), activities: createActivities(activityDeps()),
+    connection: env.nativeConnection, taskQueue, ...testWorkerOptions(), activities: createActivities(activityDeps()),
   });
 }
 
