@@ -10,6 +10,7 @@ import { createUser } from '../core/accounts/users';
 import { connectStore } from '../adapters/store/store';
 import { startEmbeddedStore } from '../infra/store';
 import { findExecutable } from '../infra/executables';
+import { HEADLESS_CHROMIUM } from '../infra/system-packages';
 import { startApiThread } from './api-thread';
 import { fillContacts } from './contacts-fill';
 import { percentile, round } from './stats';
@@ -60,8 +61,8 @@ export async function runConsoleContacts(): Promise<Record<string, unknown>> {
     const filtered = await requests(`${FIRST_PAGE}&filter[state]=active&filter[list]=2`);
     const search = await requests(`${FIRST_PAGE}&q=*person99*`);
 
-    const executablePath = findExecutable('chromium') ?? findExecutable('chromium-browser');
-    let browserFigures: Record<string, unknown> = { skipped: 'Chromium is not installed (apt-get install chromium)' };
+    const executablePath = findExecutable(HEADLESS_CHROMIUM);
+    let browserFigures: Record<string, unknown> = { skipped: `Chromium is not installed (apt-get install ${HEADLESS_CHROMIUM})` };
     if (executablePath) {
       log('console-contacts: the page in Chromium');
       const browser = await chromium.launch({ executablePath, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });

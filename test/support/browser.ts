@@ -1,5 +1,5 @@
-// The console tests' browser: Debian's Chromium, found on PATH (the setup step installs the
-// `chromium` package when missing) and driven by playwright-core, which downloads nothing. The
+// The console tests' browser: Debian's headless Chromium, found on PATH (the setup step installs the
+// `chromium-headless-shell` package when missing) and driven by playwright-core, which downloads nothing. The
 // global setup starts one browser server for the whole run; each test file connects to it and
 // works in contexts of its own (separate storage, so separate sessions).
 import fs from 'node:fs';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
 import { findExecutable } from '../../infra/executables';
+import { HEADLESS_CHROMIUM } from '../../infra/system-packages';
 import { createUser } from '../../core/accounts/users';
 import { newId } from '../../core/shared/ids';
 import { safetyNet } from './safety-net';
@@ -14,8 +15,8 @@ import type { Store } from '../../adapters/store/store';
 
 /** Starts the run's browser (global setup). Root needs Chromium's own sandbox off. */
 export async function launchBrowserServer(): Promise<BrowserServer> {
-  const executablePath = findExecutable('chromium') ?? findExecutable('chromium-browser');
-  if (!executablePath) throw new Error('Chromium is not installed: run `npm test` (its setup step installs it) or `apt-get install chromium`.');
+  const executablePath = findExecutable(HEADLESS_CHROMIUM);
+  if (!executablePath) throw new Error(`Chromium is not installed: run \`npm test\` (its setup step installs it) or \`apt-get install ${HEADLESS_CHROMIUM}\`.`);
   return chromium.launchServer({
     executablePath,
     args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
