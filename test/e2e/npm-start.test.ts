@@ -218,11 +218,10 @@ describe('npm start on a fresh data folder', () => {
       subjects = [...new Map(mails.map((m) => [m.messageId, m.subject])).values()];
     }
     expect(subjects.sort()).toEqual(['Hello', 's', 's', 's']);
-    await expectCleanStop();
   }, 120000);
 
   it('after a crash (SIGKILL), the next start ends the services it left running and comes up', async () => {
-    await startHerald();
+    // The start of the test before, crashed (one start fewer than a start of its own: each costs a store and a Temporal).
     const { children } = JSON.parse(fs.readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { children: Record<string, number> };
     expect(Object.keys(children).sort()).toEqual(['mailSink', 'store', 'temporal']);
     const exited = new Promise((resolve) => child.once('exit', resolve));
