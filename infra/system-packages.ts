@@ -26,8 +26,8 @@ export const TEST_SYSTEM_PACKAGES: readonly SystemPackage[] = [
   // Usually present already (ca-certificates, which the JDK pulls in, depends on it).
   { command: 'openssl', debian: 'openssl', usedBy: 'the SMTP STARTTLS test (a throwaway certificate)' },
   // Playwright (playwright-core) drives the system's Chromium: no browser is downloaded. The
-  // headless shell, not the full browser: the console tests took ~15% less CPU with it (146 against
-  // 164 CPU-s for test/browser, 104 against 140 s of wall time), same pages, same checks.
+  // headless shell, not the full browser: the console tests took 11-21% less CPU with it (130-146
+  // against 164 CPU-s for test/browser, 93-110 against 140 s of wall time), same pages, same checks.
   { command: HEADLESS_CHROMIUM, debian: 'chromium-headless-shell', usedBy: 'the console tests (test/browser, through Playwright) and the console-contacts benchmark' },
   // A real IMAP server (dovecot-core comes with it); the tests run their own, on a free loopback port.
   { command: 'dovecot', debian: 'dovecot-imapd', usedBy: 'the bounce mailbox tests (a real IMAP server)', dirs: ['/usr/sbin'] },
