@@ -4,12 +4,11 @@
 // a replay naming an unknown track_id is refused with nothing sent, one while the receiver still
 // fails is logged and keeps them, and once it is fixed a replay delivers them in one request
 // signed with the endpoint's current secret (checked with verifySignature) and they leave the list.
-import { ObjectId } from 'mongodb';
 import type { NewAccount } from '../../core/accounts/accounts';
 import { verifySignature } from '../../core/webhooks/signature';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald, type CallOptions, type Json } from '../support/http';
-import { storeSyntheticEvents } from '../support/webhook-events';
+import { rewindCursor, storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { waitUntil } from '../support/wait';
 
@@ -43,8 +42,7 @@ it('lists discarded events with their payloads, refuses unknown ones, and replay
   // Stored 20 s in the past, behind the endpoint's cursor, then the cursor set back before them: the
   // pass finds all three at once, in one request (fresh events may straddle a second or a read).
   const trackIds = await storeSyntheticEvents(herald.services.store, acme.account, 3, ['track.mail.opened', 'track.mail.clicked'], 20_000);
-  const rewound = await herald.services.store.webhooks.updateOne({ account: acme.account, id }, { $set: { cursor: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60) } });
-  expect(rewound.matchedCount).toBe(1);
+  await rewindCursor(herald.services.store, { account: acme.account, id });
   const discarded = async () => (await api('GET', `/webhooks/${id}/discarded`)).body;
   await waitUntil('the events discarded', async () => (await discarded()).paging.total === 3, 60_000);
   expect(requestsTo('replay').map((r) => r.headers['herald-attempt'])).toEqual(['1', '2']);

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { buildEvent, recordEvents, type TrackType } from '../../core/tracking/events';
-import type { EventDoc, Store } from '../../adapters/store/store';
+import type { EventDoc, Store, WebhookDoc } from '../../adapters/store/store';
 
 let serial = 0;
 
@@ -31,4 +31,16 @@ export async function storeSyntheticEvents(store: Store, ...args: Parameters<typ
   const events = syntheticEvents(...args);
   await recordEvents(store, events);
   return events.map((e) => e.track_id);
+}
+
+/**
+ * Sets the endpoint's cursor a minute back, so its delivery reads the back-dated events above
+ * (stored before or after) in one go; its running pass sees the cursor moved and starts afresh.
+ */
+export async function rewindCursor(store: Store, endpoint: Pick<WebhookDoc, 'account' | 'id'>): Promise<void> {
+  const { matchedCount } = await store.webhooks.updateOne(
+    { account: endpoint.account, id: endpoint.id },
+    { $set: { cursor: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60) } },
+  );
+  if (matchedCount !== 1) throw new Error(`no webhook endpoint ${endpoint.id} of ${endpoint.account} to rewind`);
 }

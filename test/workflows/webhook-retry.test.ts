@@ -8,7 +8,6 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { ObjectId } from 'mongodb';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { newId } from '../../core/shared/ids';
 import { metrics } from '../../adapters/metrics/registry';
@@ -21,7 +20,7 @@ import { installTestTemporalRuntime } from '../support/temporal-logs';
 import { safetyNet } from '../support/safety-net';
 import { testWorkflowCode } from '../support/workflow-bundle';
 import { deliveryView } from '../../core/webhooks/deliveries';
-import { storeSyntheticEvents } from '../support/webhook-events';
+import { rewindCursor, storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 // The time-skipping server can strand a run: a workflow task that cancels a timer which fired
@@ -94,7 +93,7 @@ const webhookWorker = (taskQueue: string) => Worker.create({
 
 /** The endpoint's delivery, reading events a minute old already: no waiting in real time for them to settle. */
 async function startDelivery(account: string, endpoint: WebhookDoc, taskQueue: string) {
-  await store.webhooks.updateOne({ _id: endpoint._id }, { $set: { cursor: ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60) } });
+  await rewindCursor(store, endpoint);
   return env.client.workflow.start('WebhookDelivery', {
     taskQueue,
     workflowId: workflowIds.webhookDelivery(account, endpoint.id),
