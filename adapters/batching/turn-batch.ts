@@ -9,7 +9,7 @@
 // write acknowledged before it arrived.
 
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
-import type { Store } from '../store/store';
+import { refusedStatements, type Store } from '../store/store';
 import { perStore } from '../store/per-store';
 
 /** What the batch's work gives each item: its value, or the error that item alone met. */
@@ -83,10 +83,8 @@ export function insertsPerTurn<T extends Document>(collectionOf: (store: Store) 
       await collectionOf(store).insertMany(docs, { ordered: false });
       return docs.map(() => ({ value: undefined }));
     } catch (error) {
-      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-      if (writeErrors === undefined) throw error;
-      const failed = new Map((Array.isArray(writeErrors) ? writeErrors : [writeErrors]).map((e) => [(e as { index: number }).index, e]));
-      return docs.map((_, index) => (failed.has(index) ? { error: failed.get(index) } : { value: undefined }));
+      const refused = refusedStatements(error); // or throws: the command failed, and every document with it
+      return docs.map((_, index) => (refused.has(index) ? { error: refused.get(index) } : { value: undefined }));
     }
   }));
 }

@@ -6,8 +6,8 @@
 // Statements run in order, so two upserts of one new email in a batch create the contact once and
 // then update it. Each waits for the command's reply, which the store sends once the writes are
 // durable, so an answered request's change is never lost.
-import { MongoBulkWriteError, type UpdateFilter, type WriteError } from 'mongodb';
-import { isDuplicateKey, type ContactDoc, type Store } from '../../adapters/store/store';
+import type { UpdateFilter, WriteError } from 'mongodb';
+import { isDuplicateKey, refusedStatements, type ContactDoc, type Store } from '../../adapters/store/store';
 import { TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
 import { perStore } from '../../adapters/store/per-store';
 
@@ -26,15 +26,14 @@ export function writeContactUpsert(store: Store, upsert: ContactUpsert): Promise
 const batches = perStore((store) => new TurnBatch<ContactUpsert, ContactDoc | null>((upserts) => runUpserts(store, upserts)));
 
 async function runUpserts(store: Store, upserts: ContactUpsert[]): Promise<Array<ItemResult<ContactDoc | null>>> {
-  const refused = new Map<number, WriteError>();
+  let refused = new Map<number, WriteError>();
   try {
     await store.contacts.bulkWrite(
       upserts.map(({ account, email, update }) => ({ updateOne: { filter: { account, email }, update, upsert: true } })),
       { ordered: false },
     );
   } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    for (const writeError of [error.writeErrors].flat()) refused.set(writeError.index, writeError);
+    refused = refusedStatements(error); // or throws: the command failed, and none is known written
   }
   const written = await readBack(store, upserts.filter((_, i) => !refused.has(i)));
   return upserts.map((upsert, i) => {

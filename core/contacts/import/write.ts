@@ -4,12 +4,12 @@
 // happened a moment ago through the API. Those are left alone (IGNORE) or updated in bulk
 // (OVERWRITE). Nothing is read before writing: on the embedded store a query on a batch of
 // emails would scan every contact, while an insert and an update by {account, email} use the index.
-import { MongoBulkWriteError, type AnyBulkWriteOperation } from 'mongodb';
+import type { AnyBulkWriteOperation } from 'mongodb';
 import { interestRenewals, newContact } from '../changes';
 import type { ImportMode } from './options';
 import type { ImportValues } from './rows';
 import { reserveIds } from '../../../adapters/store/counters';
-import type { ContactDoc, Store } from '../../../adapters/store/store';
+import { isDuplicateKey, refusedStatements, type ContactDoc, type Store } from '../../../adapters/store/store';
 
 /** A row ready to write: valid, its email seen once in the file, its interests resolved to ids. */
 export interface ImportRow { line: number; email: string; values: ImportValues; customFields: Record<string, string>; interests: number[] }
@@ -69,10 +69,9 @@ async function insertNew(store: Store, docs: ContactDoc[]): Promise<number[]> {
     await store.contacts.insertMany(docs, { ordered: false });
     return [];
   } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (failures.some((f) => f.code !== 11000)) throw error;
-    return failures.map((f) => f.index);
+    const refused = refusedStatements(error);
+    if (![...refused.values()].every(isDuplicateKey)) throw error;
+    return [...refused.keys()];
   }
 }
 
