@@ -197,7 +197,7 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
     log('soak: load over; waiting for every process, then for the work to drain');
     await fleet.allRunning();
 
-    // Drained: every campaign final, the sink quiet for 15 s, every webhook event delivered or discarded.
+    // Drained: every campaign final, the sink quiet for 15 s, no tracking hit held, every webhook event delivered or discarded.
     const drainDeadline = Date.now() + DRAIN_MS;
     let webhook = await missingWebhookEvents(db, ctx.account, webhookSince, receiver);
     for (let quietSince = Date.now(), lastTotal = sink.total(); Date.now() < drainDeadline; await sleep(5000)) {
@@ -207,6 +207,12 @@ async function soak(options: SoakOptions): Promise<SoakReport> {
       const queued = await db.collection('sendQueue').countDocuments({ account: { $in: [ctx.account, retained.account] } });
       if (queued > 0) {
         log(`soak: draining: ${queued} request(s) still in the accounts' send queues`);
+        continue;
+      }
+      // Hits on mail whose send was not recorded yet, recorded once it is (their events go to the webhook too).
+      const held = await db.collection('heldHits').countDocuments({ account: ctx.account });
+      if (held > 0) {
+        log(`soak: draining: ${held} tracking hit(s) held until their message's send is recorded`);
         continue;
       }
       webhook = await missingWebhookEvents(db, ctx.account, webhookSince, receiver);

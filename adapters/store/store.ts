@@ -1,5 +1,6 @@
 import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId, type WriteError } from 'mongodb';
 import { watchClient, type WatchdogLogger } from './client-watchdog';
+import { stopScoped } from './per-store';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -633,6 +634,23 @@ export interface LateEventsDoc {
   handledBy: number[];
 }
 
+/**
+ * A tracking hit on a message whose send is not recorded yet (core/tracking/held-hits.ts): answered,
+ * and recorded once the message's ledger row exists. What the hit's events need beyond the row.
+ */
+export interface HeldHitDoc {
+  _id: ObjectId;
+  account: string;
+  mailId: string;
+  kind: 'open' | 'click' | 'online' | 'share' | 'unsubscribe';
+  at: Date;
+  /** The client's User-Agent and address (open, click, share). */
+  hit?: { userAgent: string; ip: string };
+  link?: { linkId: number; target: string; url: string; interests: string[] };
+  network?: string;
+  reason?: string;
+}
+
 /** Requests granted to one webhook URL in one 100 ms bucket, across every worker (core/webhooks/rate-limit.ts). */
 export interface WebhookRateDoc { _id: string; n: number; expiresAt: Date }
 
@@ -847,6 +865,7 @@ export interface Store {
   webhookDiscards: Collection<WebhookDiscardDoc>;
   webhookRate: Collection<WebhookRateDoc>;
   lateEvents: Collection<LateEventsDoc>;
+  heldHits: Collection<HeldHitDoc>;
   relayLeases: Collection<RelayLeaseDoc>;
   feedbackNonces: Collection<FeedbackNonceDoc>;
   feedbackSources: Collection<FeedbackSourceDoc>;
@@ -910,6 +929,7 @@ export async function connectStore(uri: string, fallbackDatabase: string, option
     webhookDiscards: db.collection('webhookDiscards'),
     webhookRate: db.collection('webhookRate'),
     lateEvents: db.collection('lateEvents'),
+    heldHits: db.collection('heldHits'),
     relayLeases: db.collection('relayLeases'),
     feedbackNonces: db.collection('feedbackNonces'),
     feedbackSources: db.collection('feedbackSources'),
@@ -929,6 +949,7 @@ export async function connectStore(uri: string, fallbackDatabase: string, option
     scoped: new Map(),
     close: () => {
       watchdog.stop();
+      stopScoped(store.scoped);
       return client.close();
     },
   };

@@ -39,7 +39,7 @@ export function withTrackingFastPath(deps: { store: Store; settings: TrackingSet
     if (kind === 'o') {
       const resolved = await recorder.resolveMessage('o', token);
       if (!resolved) return false;
-      await recorder.open(resolved.sent, clientOf(req));
+      await recorder.open(resolved, clientOf(req));
       res.writeHead(200, PIXEL_HEADERS).end(PIXEL);
       opens.requests.inc();
       opens.duration.observe((performance.now() - started) / 1000);
@@ -47,7 +47,7 @@ export function withTrackingFastPath(deps: { store: Store; settings: TrackingSet
     }
     const resolved = await recorder.resolveClick(token);
     if (!resolved || !REDIRECTABLE.test(resolved.payload.link.target)) return false;
-    await recorder.click(resolved.sent, resolved.payload.link, clientOf(req));
+    await recorder.click(resolved, clientOf(req));
     res.writeHead(302, { ...REDIRECT_HEADERS, Location: resolved.payload.link.target }).end();
     clicks.requests.inc();
     clicks.duration.observe((performance.now() - started) / 1000);

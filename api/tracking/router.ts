@@ -1,20 +1,21 @@
 // The tracking links of sent mail, public (the token is the credential): `/t/o/` open pixel,
 // `/t/c/` click redirect, `/t/v/` online version, `/t/s/{network}/` share, `/t/u/` unsubscribe
 // page and RFC 8058 one-click. A token is verified without a lookup (its HMAC), then its message
-// is found in the send ledger (cached); a token that is malformed, forged, altered, of another
-// kind, or of a message never sent is the same 404, which names nothing. Each answer is given
-// only once the hit's events are stored (core/tracking/recorder.ts).
+// is found in the send ledger (cached), or, while its send is not recorded yet, in its stored
+// request; a token that is malformed, forged, altered, of another kind, or of a message never
+// sent is the same 404, which names nothing. Each answer is given only once the hit's events
+// are stored, or the hit is held for them (core/tracking/recorder.ts).
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { errors } from '../../core/shared/errors';
 import { toAppError } from '../../core/shared/faults';
-import type { EventDoc, Store } from '../../adapters/store/store';
+import type { Store } from '../../adapters/store/store';
 import { onlineVersion } from '../../core/tracking/online-version';
-import { trackingRecorderOf, type Hit } from '../../core/tracking/recorder';
+import { trackingRecorderOf, type Hit, type Resolved } from '../../core/tracking/recorder';
 import { isShareNetwork, sharePage } from '../../core/tracking/share-networks';
 import { DEFAULT_REASON } from '../../core/tracking/unsubscribe';
 import { trackingSecret } from '../../core/content/tracking/secret';
-import { messagePart, messageToken, type MessageKind, type MessageRef } from '../../core/content/tracking/token';
+import { messagePart, messageToken, type MessageKind, type TrackingPayload } from '../../core/content/tracking/token';
 import { errorPage, sendPage, unsubscribedPage, unsubscribePage } from './pages';
 import { httpHeadersOf, httpStatusOf } from '../http-errors';
 import { readUnsubscribeBody } from './unsubscribe-body';
@@ -45,21 +46,22 @@ const notFound = () => errors.notFound('This link is not valid');
 export function trackingRouter(deps: { store: Store; settings: TrackingSettings }): Router {
   const { store, settings } = deps;
   const recorder = trackingRecorderOf(store);
+  // Hits an earlier API process held and did not record yet (core/tracking/held-hits.ts).
+  recorder.held.resume().catch(() => undefined);
   const links = async () => ({ publicUrl: settings.publicUrl, secret: await trackingSecret(store) });
   const router = new Router({ prefix: '/t' });
 
-  /** The sent message a token of `kind` names, with its reference; 404 otherwise. */
-  async function messageOf(kind: MessageKind, token: unknown): Promise<{ ref: MessageRef; sent: EventDoc }> {
+  /** The sent message a token of `kind` names; 404 otherwise. */
+  async function messageOf(kind: MessageKind, token: unknown): Promise<Resolved<TrackingPayload>> {
     const resolved = typeof token === 'string' ? await recorder.resolveMessage(kind, token) : undefined;
     if (!resolved) throw notFound();
-    return { ref: resolved.payload.message, sent: resolved.sent };
+    return resolved;
   }
 
   router.use(errorsAsPage);
 
   router.get('/o/:token', async (ctx) => {
-    const { sent } = await messageOf('o', ctx.params.token);
-    await recorder.open(sent, hitOf(ctx));
+    await recorder.open(await messageOf('o', ctx.params.token), hitOf(ctx));
     ctx.set(NO_STORE);
     ctx.type = 'image/gif';
     ctx.body = PIXEL;
@@ -68,15 +70,15 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
   router.get('/c/:token', async (ctx) => {
     const resolved = await recorder.resolveClick(String(ctx.params.token));
     if (!resolved || !REDIRECTABLE.test(resolved.payload.link.target)) throw notFound();
-    await recorder.click(resolved.sent, resolved.payload.link, hitOf(ctx));
+    await recorder.click(resolved, hitOf(ctx));
     redirect(ctx, resolved.payload.link.target);
   });
 
   router.get('/v/:token', async (ctx) => {
-    const { ref, sent } = await messageOf('v', ctx.params.token);
-    const version = await onlineVersion(store, await links(), ref);
+    const message = await messageOf('v', ctx.params.token);
+    const version = await onlineVersion(store, await links(), message.payload.message);
     if (!version) throw notFound();
-    await recorder.viewOnline(sent);
+    await recorder.viewOnline(message);
     ctx.set(ONLINE_HEADERS);
     ctx.type = version.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
     ctx.body = version.body;
@@ -85,24 +87,24 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
   router.get('/s/:network/:token', async (ctx) => {
     const network = String(ctx.params.network);
     if (!isShareNetwork(network)) throw notFound();
-    const { ref, sent } = await messageOf('s', ctx.params.token);
-    await recorder.share(sent, network, hitOf(ctx));
-    const online = `${settings.publicUrl}/t/v/${messageToken(await trackingSecret(store), 'v', messagePart(ref))}`;
+    const message = await messageOf('s', ctx.params.token);
+    await recorder.share(message, network, hitOf(ctx));
+    const online = `${settings.publicUrl}/t/v/${messageToken(await trackingSecret(store), 'v', messagePart(message.payload.message))}`;
     redirect(ctx, sharePage(network, online));
   });
 
   // The page changes nothing: mail scanners fetch links. Its button, or a mail client's one-click, POSTs.
   router.get('/u/:token', async (ctx) => {
-    const { sent } = await messageOf('u', ctx.params.token);
+    const { email } = await messageOf('u', ctx.params.token);
     recorder.countHit('unsubscribe');
-    sendPage(ctx, 200, unsubscribePage(sent.email));
+    sendPage(ctx, 200, unsubscribePage(email));
   });
 
   router.post('/u/:token', async (ctx) => {
-    const { sent } = await messageOf('u', ctx.params.token);
+    const message = await messageOf('u', ctx.params.token);
     const body = await readUnsubscribeBody(ctx);
-    await recorder.unsubscribe(sent, body.oneClick ? 'oneclick' : (body.reason ?? DEFAULT_REASON));
-    sendPage(ctx, 200, unsubscribedPage(sent.email));
+    await recorder.unsubscribe(message, body.oneClick ? 'oneclick' : (body.reason ?? DEFAULT_REASON));
+    sendPage(ctx, 200, unsubscribedPage(message.email));
   });
 
   return router;

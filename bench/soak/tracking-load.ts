@@ -1,7 +1,8 @@
 // Tracking hits on mail already delivered: for each message the sink kept, its open pixel once
 // and its first link once; one campaign message in ten is unsubscribed by RFC 8058 one-click.
-// A message is opened 10 s after it arrived at the earliest (a person reads it later than that;
-// Herald answers a link of a message whose send it has not recorded yet as not valid).
+// A message is opened 10 s after it arrived at the earliest (a person reads it later than that).
+// Its send may not be recorded yet (a worker killed after the relay's 250): Herald answers the
+// hit all the same and records it once the send is (core/tracking/held-hits.ts).
 // What got a clear answer is expected in Herald's events exactly once; a hit that got no answer
 // (a process down) may or may not have counted, so its address is left out of that check.
 import { callRecorded } from './answers';

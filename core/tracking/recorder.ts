@@ -2,7 +2,8 @@
 // message's general fields from its send-ledger event (core/sending/sent-mail.ts, cached), the hit's
 // extra fields (./hit-fields.ts), written through the process's one EventWriter, which groups
 // the events of hits arriving together into one insert. Every method resolves only once its
-// events are stored, so an answered hit is never lost.
+// events are stored, so an answered hit is never lost. A hit on a message whose send is not
+// recorded yet is held instead, and recorded once it is (./held-hits.ts).
 //
 // first_opened and first_clicked have a track_id derived from the mail_id (uniqueness 'first'):
 // the unique index on track_id keeps exactly one, whatever the number of concurrent hits or
@@ -13,14 +14,16 @@ import { EventWriter } from './event-writer';
 import { eventOfSentMail, type TrackType } from './events';
 import { metrics } from '../../adapters/metrics/registry';
 import { sentEventOf } from '../sending/sent-mail';
-import type { EventDoc, Store } from '../../adapters/store/store';
+import type { EventDoc, HeldHitDoc, Store } from '../../adapters/store/store';
 import type { MessageKind, TrackedLink, TrackingPayload } from '../content/tracking/token';
 import { contactIdOf } from './contact-ids';
 import { placeOf } from './geoip';
 import { clickFields, clientFields, firstOpenFields, openFields, shareFields, type ClientFields } from './hit-fields';
 import { mailProxyOf } from './mail-proxy';
 import type { ShareNetwork } from './share-networks';
-import { unsubscribeMessage, type UnsubscribeReason } from './unsubscribe';
+import { unsubscribeAddress, unsubscribedEvent, unsubscribeMessage, type UnsubscribeReason } from './unsubscribe';
+import { HeldHits } from './held-hits';
+import { recipientOf } from './message-recipient';
 import { deviceOf } from './user-agent';
 import { VerifiedTokens, type VerifiedToken } from './verified-tokens';
 
@@ -39,8 +42,11 @@ export const eventWriterOf = perStore((store) => new EventWriter(store));
 type ClickPayload = Extract<TrackingPayload, { kind: 'c' }>;
 type MessagePayload = Extract<TrackingPayload, { kind: MessageKind }>;
 
-/** A valid token's payload, and the ledger event of the sent message it names. */
-export interface Resolved<P extends TrackingPayload> { payload: P; sent: EventDoc }
+/**
+ * A valid token's payload and the message it names: `sent`, its ledger event, once its send is
+ * recorded; until then (a send being recorded, ./held-hits.ts) only its address is known.
+ */
+export interface Resolved<P extends TrackingPayload> { payload: P; mailId: string; email: string; sent?: EventDoc }
 
 /** mail_ids whose first_* this process stored, at most this many (the oldest forgotten first). */
 const MAX_FIRSTS = 100_000;
@@ -49,27 +55,36 @@ export class TrackingRecorder {
   private readonly writer: EventWriter;
   private readonly tokens: VerifiedTokens;
   private readonly firsts = new Set<string>();
+  readonly held: HeldHits;
 
   constructor(private readonly store: Store) {
     this.writer = eventWriterOf(store);
     this.tokens = new VerifiedTokens(store);
+    this.held = new HeldHits(store, (hit, sent) => this.recordHeld(hit, sent));
   }
 
-  /** A valid message token of `kind` (o, v, u, s) and its sent message; undefined otherwise (the link is then a 404). */
+  /** A valid message token of `kind` (o, v, u, s) and its message; undefined otherwise (the link is then a 404). */
   async resolveMessage(kind: MessageKind, token: string): Promise<Resolved<MessagePayload> | undefined> {
-    return this.sentOf(await this.tokens.verify(kind, token));
+    return this.messageOf(await this.tokens.verify(kind, token));
   }
 
-  /** A valid click token and its sent message; undefined otherwise. */
+  /** A valid click token and its message; undefined otherwise. */
   async resolveClick(token: string): Promise<Resolved<ClickPayload> | undefined> {
-    return this.sentOf(await this.tokens.verify('c', token));
+    return this.messageOf(await this.tokens.verify('c', token));
   }
 
-  /** Only a message the ledger shows as sent has links that work. */
-  private async sentOf<P extends TrackingPayload>(verified: VerifiedToken<P> | undefined): Promise<Resolved<P> | undefined> {
+  /**
+   * Only a message sent has links that work: one the ledger shows as sent, or one with no outcome
+   * yet whose stored request still names it (being sent, or sent by a worker that died before
+   * recording it). A message that failed or was dropped, or whose history is pruned, has none.
+   */
+  private async messageOf<P extends TrackingPayload>(verified: VerifiedToken<P> | undefined): Promise<Resolved<P> | undefined> {
     if (!verified) return undefined;
-    const sent = await sentEventOf(this.store, verified.payload.message.account, verified.mailId);
-    return sent?.track_type === 'track.mail.sent' ? { payload: verified.payload, sent } : undefined;
+    const { payload, mailId } = verified;
+    const outcome = await sentEventOf(this.store, payload.message.account, mailId);
+    if (outcome) return outcome.track_type === 'track.mail.sent' ? { payload, mailId, email: outcome.email, sent: outcome } : undefined;
+    const email = await recipientOf(this.store, payload.message);
+    return email === undefined ? undefined : { payload, mailId, email };
   }
 
   /** Counts a valid hit that records nothing (the unsubscribe page shown). */
@@ -77,47 +92,95 @@ export class TrackingRecorder {
     metrics.trackingHits.inc({ kind });
   }
 
-  async open(sent: EventDoc, hit: Hit, at = new Date()): Promise<void> {
+  async open(message: Resolved<TrackingPayload>, hit: Hit, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordOpen(message.sent, hit, at);
+    else await this.hold(message, 'open', at, { hit });
+  }
+
+  async click(message: Resolved<ClickPayload>, hit: Hit, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordClick(message.sent, message.payload.link, hit, at);
+    else await this.hold(message, 'click', at, { hit, link: message.payload.link });
+  }
+
+  async viewOnline(message: Resolved<TrackingPayload>, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordOnline(message.sent, at);
+    else await this.hold(message, 'online', at, {});
+  }
+
+  async share(message: Resolved<TrackingPayload>, network: ShareNetwork, hit: Hit, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordShare(message.sent, network, hit, at);
+    else await this.hold(message, 'share', at, { hit, network });
+  }
+
+  /** The address is unsubscribed at once either way; a held hit's event waits for the message's row. */
+  async unsubscribe(message: Resolved<TrackingPayload>, reason: UnsubscribeReason, at = new Date()): Promise<void> {
+    if (message.sent) {
+      await unsubscribeMessage(this.store, this.writer, message.sent, reason, at);
+      this.countHit('unsubscribe');
+      return;
+    }
+    await unsubscribeAddress(this.store, message.payload.message.account, message.email);
+    await this.hold(message, 'unsubscribe', at, { reason });
+  }
+
+  private hold(message: Resolved<TrackingPayload>, kind: HeldHitDoc['kind'], at: Date, fields: Partial<HeldHitDoc>): Promise<void> {
+    return this.held.hold({ account: message.payload.message.account, mailId: message.mailId, kind, at, ...fields });
+  }
+
+  /** A held hit, its message now recorded as `sent`: the events it would have had, with track_ids of its own (a second sweep adds none). */
+  private async recordHeld(held: HeldHitDoc, sent: EventDoc): Promise<void> {
+    const uniqueness = `held:${held._id.toHexString()}`;
+    const hit = held.hit ?? { userAgent: '', ip: '' };
+    switch (held.kind) {
+      case 'open': return this.recordOpen(sent, hit, held.at, uniqueness);
+      case 'click': return this.recordClick(sent, held.link!, hit, held.at, uniqueness);
+      case 'online': return this.recordOnline(sent, held.at, uniqueness);
+      case 'share': return this.recordShare(sent, held.network as ShareNetwork, hit, held.at, uniqueness);
+      case 'unsubscribe':
+        await this.writer.write([unsubscribedEvent(sent, held.reason as UnsubscribeReason, held.at)]);
+        this.countHit('unsubscribe');
+    }
+  }
+
+  private async recordOpen(sent: EventDoc, hit: Hit, at: Date, uniqueness?: string): Promise<void> {
     const proxied = mailProxyOf(hit.userAgent, hit.ip) !== undefined;
     // A proxy's device and place are not the reader's: not even looked up.
     const client = proxied ? undefined : await this.clientOf(hit);
-    await this.writeWithFirst(sent, at, 'track.mail.opened', openFields(client), 'track.mail.first_opened', () => firstOpenFields(client, sent.sent_timestamp, at));
+    await this.writeWithFirst(sent, at, uniqueness, 'track.mail.opened', openFields(client), 'track.mail.first_opened', () => firstOpenFields(client, sent.sent_timestamp, at));
     this.countHit('open');
   }
 
-  async click(sent: EventDoc, link: TrackedLink, hit: Hit, at = new Date()): Promise<void> {
+  private async recordClick(sent: EventDoc, link: TrackedLink, hit: Hit, at: Date, uniqueness?: string): Promise<void> {
     const [client, contactId] = await Promise.all([this.clientOf(hit), contactIdOf(this.store, sent.account, sent.email)]);
     const extra = clickFields(client, link, contactId);
-    await this.writeWithFirst(sent, at, 'track.mail.clicked', extra, 'track.mail.first_clicked', () => extra);
+    await this.writeWithFirst(sent, at, uniqueness, 'track.mail.clicked', extra, 'track.mail.first_clicked', () => extra);
     this.countHit('click');
   }
 
-  async viewOnline(sent: EventDoc, at = new Date()): Promise<void> {
-    await this.writer.write([eventOfSentMail(sent, 'track.mail.viewed_online', at, undefined)]);
+  private async recordOnline(sent: EventDoc, at: Date, uniqueness?: string): Promise<void> {
+    await this.writer.write([eventOfSentMail(sent, 'track.mail.viewed_online', at, uniqueness)]);
     this.countHit('online');
   }
 
-  async share(sent: EventDoc, network: ShareNetwork, hit: Hit, at = new Date()): Promise<void> {
-    await this.writer.write([eventOfSentMail(sent, 'track.mail.shared', at, undefined, shareFields(await this.clientOf(hit), network))]);
+  private async recordShare(sent: EventDoc, network: ShareNetwork, hit: Hit, at: Date, uniqueness?: string): Promise<void> {
+    await this.writer.write([eventOfSentMail(sent, 'track.mail.shared', at, uniqueness, shareFields(await this.clientOf(hit), network))]);
     this.countHit('share');
-  }
-
-  async unsubscribe(sent: EventDoc, reason: UnsubscribeReason, at = new Date()): Promise<void> {
-    await unsubscribeMessage(this.store, this.writer, sent, reason, at);
-    this.countHit('unsubscribe');
   }
 
   private async clientOf(hit: Hit): Promise<ClientFields> {
     return clientFields(hit.userAgent, hit.ip, deviceOf(hit.userAgent), await placeOf(hit.ip));
   }
 
-  /** The hit's event, and the first_* event too unless this process knows it is stored already. */
+  /**
+   * The hit's event (its track_id from `uniqueness` when given, else random), and the first_*
+   * event too unless this process knows it is stored already.
+   */
   private async writeWithFirst(
-    sent: EventDoc, at: Date, type: TrackType, extra: Record<string, unknown>, firstType: TrackType, firstExtra: () => Record<string, unknown>,
+    sent: EventDoc, at: Date, uniqueness: string | undefined, type: TrackType, extra: Record<string, unknown>, firstType: TrackType, firstExtra: () => Record<string, unknown>,
   ): Promise<void> {
     const key = `${firstType}\u0000${sent.account}\u0000${sent.mail_id}`;
     const known = this.firsts.has(key);
-    const events = [eventOfSentMail(sent, type, at, undefined, extra)];
+    const events = [eventOfSentMail(sent, type, at, uniqueness, extra)];
     if (!known) events.push(eventOfSentMail(sent, firstType, at, 'first', firstExtra()));
     await this.writer.write(events);
     if (!known) {

@@ -22,11 +22,17 @@ export const DEFAULT_REASON: PageReason = 'not_interested';
 
 /** Unsubscribes the address of the sent message `sent` (its ledger event); resolves once all three writes are stored. */
 export async function unsubscribeMessage(store: Store, writer: EventWriter, sent: EventDoc, reason: UnsubscribeReason, at: Date): Promise<void> {
-  await Promise.all([
-    suppress(store, sent.account, sent.email, 'unsubscribed', 'unsubscribe'),
-    unsubscribeContact(store, sent.account, sent.email),
-    writer.write([eventOfSentMail(sent, 'track.mail.unsubscribed', at, 'unsubscribed', { reason })]),
-  ]);
+  await Promise.all([unsubscribeAddress(store, sent.account, sent.email), writer.write([unsubscribedEvent(sent, reason, at)])]);
+}
+
+/** The address off the account's mail: suppressed, and its contact (when ACTIVE) UNSUBSCRIBED. */
+export async function unsubscribeAddress(store: Store, account: string, email: string): Promise<void> {
+  await Promise.all([suppress(store, account, email, 'unsubscribed', 'unsubscribe'), unsubscribeContact(store, account, email)]);
+}
+
+/** The message's `track.mail.unsubscribed` event: one per mail_id, the first reason stays. */
+export function unsubscribedEvent(sent: EventDoc, reason: UnsubscribeReason, at: Date): EventDoc {
+  return eventOfSentMail(sent, 'track.mail.unsubscribed', at, 'unsubscribed', { reason });
 }
 
 async function unsubscribeContact(store: Store, account: string, email: string): Promise<void> {

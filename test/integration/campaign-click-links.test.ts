@@ -16,6 +16,7 @@ import { batchEvents } from '../support/events';
 import { callHerald } from '../support/http';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { ledgerRowOf } from '../support/ledger';
+import { waitUntil } from '../support/wait';
 
 let herald: TestHerald;
 let store: Store;
@@ -35,12 +36,12 @@ beforeAll(async () => {
   acme = await herald.newAccount();
   account = acme.account;
   await addLists(store, account, [1]);
-  contacts = await addContacts(store, account, ['Ada', 'Bob', 'Cy'].map((firstName) => ({ email: `${firstName.toLowerCase()}@example.net`, firstName, lists: [1] })));
+  contacts = await addContacts(store, account, ['Ada', 'Bob', 'Cy', 'Dee'].map((firstName) => ({ email: `${firstName.toLowerCase()}@example.net`, firstName, lists: [1] })));
   const draft = await draftCampaign(store, account, { name: 'Links', include: { lists: [1] } });
   await setHtmlBody(store, draft, draft.content!, HTML);
   await campaignApi(herald.baseUrl, account, acme.apiKey).launch(draft);
   campaign = await waitForCampaign(store, draft, ['SENT']);
-  await herald.sink.waitFor(3);
+  await herald.sink.waitFor(4);
 }, 90000);
 afterAll(() => herald?.stop());
 
@@ -89,6 +90,22 @@ it('names the table\'s entry: redirects to its target with the utm parameters an
   const ownClick = clicks.find((c) => c.link_id !== String(saleId))!;
   expect(ownClick).toMatchObject({ ...common, url: 'https://shop.example.com/for/${contact.first_name}', link_id: String(saleId + 1) });
   expect(ownClick).not.toHaveProperty('interests');
+});
+
+it('redirects a click on a message whose send is not recorded yet, and records it once the send is', async () => {
+  // Dee's row taken away, as a worker killed between the relay's 250 and its ledger write leaves it.
+  const { mailId } = await messageOf('Dee');
+  const row = (await store.events.findOne({ account, mail_id: mailId, track_type: 'track.mail.sent' }))!;
+  await store.events.deleteOne({ _id: row._id, account });
+  const [sale] = clickTokensOf('Dee');
+  const answer = await hit(sale);
+  expect([answer.status, answer.headers.get('location')]).toEqual([302, `https://shop.example.com/sale?${UTM}`]);
+  expect(await store.heldHits.countDocuments({ account, mailId })).toBe(1);
+
+  await store.events.insertOne(row);
+  await waitUntil('the held click recorded', async () => (await store.heldHits.countDocuments({ account, mailId })) === 0);
+  const clicks = (await eventsOf(mailId)).filter((e) => e.track_type === 'track.mail.clicked');
+  expect(clicks).toEqual([expect.objectContaining({ mail_type: 'campaign', email: 'dee@example.net', url: 'https://shop.example.com/sale', contact_id: String(contacts[3].id) })]);
 });
 
 it('answers a forged table link, an unknown link_id and a table link of a request without a table with a 404, recording nothing', async () => {

@@ -8,6 +8,7 @@ import type { NewAccount } from '../../core/accounts/accounts';
 import { metrics } from '../../adapters/metrics/registry';
 import type { EventDoc } from '../../adapters/store/store';
 import { trackingSecret } from '../../core/content/tracking/secret';
+import { trackingRecorderOf } from '../../core/tracking/recorder';
 import { messageToken } from '../../core/content/tracking/token';
 import { batchEvents } from '../support/events';
 import { startTestHerald, type TestHerald } from '../support/herald';
@@ -373,6 +374,54 @@ describe('unsubscribe', () => {
     const [dropped] = await batchEvents(herald.services.store, acme.account, again.headers.get('herald-batch-id')!, 1);
     expect(dropped.track_type).toBe('track.mail.dropped');
     expectValid(SCHEMAS['track.mail.dropped'], dropped);
+  });
+});
+
+describe('a message whose send is not recorded yet', () => {
+  // As a worker killed between the relay's 250 and its ledger write leaves it: delivered, no ledger row yet.
+  async function withoutItsRow(email: string) {
+    const m = await sendTo(email);
+    const row = (await herald.services.store.events.findOne({ account: acme.account, mail_id: m.mailId, track_type: 'track.mail.sent' }))!;
+    await herald.services.store.events.deleteOne({ _id: row._id, account: acme.account });
+    return { m, row };
+  }
+  const heldOf = (mailId: string) => herald.services.store.heldHits.find({ account: acme.account, mailId }).toArray();
+
+  it('answers its links as any other, unsubscribes at once, and records the hits once its send is recorded', async () => {
+    const { m, row } = await withoutItsRow('late@example.net');
+    expect((await hit(m.pixel)).status).toBe(200);
+    const click = await hit(m.clicks[1]);
+    expect([click.status, click.headers.get('location')]).toEqual([302, 'https://blog.example/post?utm_source=mail']);
+    expect((await hit(m.online)).status).toBe(200);
+    expect(await (await hit(m.unsubscribe)).text()).toContain('late@example.net');
+    expect((await hit(m.unsubscribe, { method: 'POST', body: 'reason=too_frequent', type: 'application/x-www-form-urlencoded' })).status).toBe(200);
+    // The address is off the list at once; the events wait for the message's row.
+    expect(await herald.services.store.suppressions.findOne({ account: acme.account, email: 'late@example.net' })).toMatchObject({ reason: 'unsubscribed' });
+    expect(await eventsOf(m.mailId)).toEqual([]);
+    const held = await heldOf(m.mailId);
+    expect(held.map((h) => h.kind).sort()).toEqual(['click', 'online', 'open', 'unsubscribe']);
+
+    await herald.services.store.events.insertOne(row); // the retried send records it
+    await waitUntil('the held hits recorded', async () => (await heldOf(m.mailId)).length === 0);
+    const types = ['track.mail.opened', 'track.mail.first_opened', 'track.mail.clicked', 'track.mail.first_clicked', 'track.mail.viewed_online', 'track.mail.unsubscribed'];
+    const recorded = (await eventsOf(m.mailId)).filter((e) => e.track_type !== 'track.mail.sent');
+    expect(recorded.map((e) => e.track_type).sort()).toEqual([...types].sort());
+    for (const event of recorded) expectValid(SCHEMAS[event.track_type], event);
+    expect(recorded.find((e) => e.track_type === 'track.mail.clicked')).toMatchObject({ url: 'https://blog.example/post', ip: LONDON });
+    expect(recorded.find((e) => e.track_type === 'track.mail.unsubscribed')).toMatchObject({ reason: 'too_frequent' });
+
+    // A sweep that stopped before removing what it recorded (its process killed), taken up by another process, records nothing twice.
+    await herald.services.store.heldHits.insertMany(held);
+    expect(await trackingRecorderOf(herald.services.store).held.sweep()).toBe(0);
+    expect(await heldOf(m.mailId)).toEqual([]);
+    expect((await eventsOf(m.mailId)).length).toBe(recorded.length + 1);
+  });
+
+  it('is a 404 once its request is gone too (history pruned), and holds nothing', async () => {
+    const { m, row } = await withoutItsRow('gone@example.net');
+    expect((await herald.services.store.sendRequests.deleteMany({ account: acme.account, batchId: row.batch_id })).deletedCount).toBe(1);
+    for (const link of [m.pixel, m.clicks[1], m.online, m.unsubscribe]) expect([link, (await hit(link)).status]).toEqual([link, 404]);
+    expect(await heldOf(m.mailId)).toEqual([]);
   });
 });
 
