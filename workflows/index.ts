@@ -8,6 +8,7 @@ export { AccountMigration } from './account-migration';
 export { WebhookDelivery } from './webhook-delivery';
 export { WebhookSweep } from './webhook-sweep';
 export { RetentionSweep } from './retention-sweep';
+export { TaskSweep } from './task-sweep';
 export { BounceMailboxRead } from './bounce-mailbox-read';
 export { CampaignLaunch } from './campaign-launch';
 export { TriggerAutomation, AutomationRun } from './trigger-automation';

@@ -103,24 +103,30 @@ export async function startScheduledSend(client: Client, taskQueue: string, inpu
 
 /**
  * Starts the workflow that carries out a task; its id is derived from the task (and a campaign
- * launch's from its campaign too), so a retried start is harmless. A campaign launch is
- * searchable by its campaign (HeraldCampaign) beside its account.
+ * launch's from its campaign too), so a retried start is harmless: a workflow running under that
+ * id counts as started, and one that ran to its end is not started again (a task's workflow runs
+ * once). A campaign launch is searchable by its campaign (HeraldCampaign) beside its account.
  */
 export async function startTaskWorkflow(
   client: Client, taskQueue: string, type: TaskType, input: TaskWorkflowInput, options: { workflowId?: string; campaignId?: number } = {},
 ): Promise<string> {
   const workflowId = options.workflowId ?? workflowIds.task(input.account, input.taskId);
   const campaign = options.campaignId === undefined ? [] : [{ key: searchAttributeKeys.campaign, value: String(options.campaignId) }];
-  await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(taskWorkflows[type], {
-    taskQueue,
-    workflowId,
-    args: [input],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    typedSearchAttributes: [{ key: searchAttributeKeys.account, value: input.account }, ...campaign],
-    staticSummary: options.campaignId === undefined
-      ? `Task ${input.taskId} (${type}) of ${input.account}`
-      : `Campaign ${options.campaignId} of ${input.account} (task ${input.taskId})`,
-  }));
+  try {
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start(taskWorkflows[type], {
+      taskQueue,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [{ key: searchAttributeKeys.account, value: input.account }, ...campaign],
+      staticSummary: options.campaignId === undefined
+        ? `Task ${input.taskId} (${type}) of ${input.account}`
+        : `Campaign ${options.campaignId} of ${input.account} (task ${input.taskId})`,
+    }));
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
   return workflowId;
 }
 

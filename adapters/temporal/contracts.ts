@@ -28,6 +28,8 @@ export const workflowIds = {
   webhookSweeper: (taskQueue: string) => `webhook-sweeper-${taskQueue}`,
   /** The Temporal Schedule that rings senders whose queue waits unattended (core/transactional/queue-sweep.ts), one per task queue. */
   sendQueueSweeper: (taskQueue: string) => `send-queue-sweeper-${taskQueue}`,
+  /** The Temporal Schedule that starts the workflows of tasks recorded but never started (core/tasks/unstarted.ts), one per task queue. */
+  taskSweeper: (taskQueue: string) => `task-sweeper-${taskQueue}`,
   /** The Temporal Schedule that prunes history older than each account's retention (core/retention/run.ts), one per task queue. */
   retentionSweeper: (taskQueue: string) => `retention-${taskQueue}`,
   /** The Temporal Schedule that reads the bounce mailbox of the relays file (core/bounces/mailbox.ts), one per task queue. */

@@ -1,4 +1,4 @@
-// The Temporal Schedules of the sweepers (webhook delivery and send queues every minute, retention
+// The Temporal Schedules of the sweepers (webhook delivery, send queues and tasks every minute, retention
 // every hour): each runs its workflow on the worker's task queue. Creating one that exists keeps
 // it, so every worker may ensure them at start.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
@@ -58,6 +58,10 @@ export function sweepersOf(taskQueue: string): Sweeper[] {
     {
       scheduleId: workflowIds.sendQueueSweeper(taskQueue), workflowType: 'SendQueueSweep',
       summary: 'Send queue sweeper: rings the senders of queues waiting unattended',
+    },
+    {
+      scheduleId: workflowIds.taskSweeper(taskQueue), workflowType: 'TaskSweep',
+      summary: 'Task sweeper: starts the workflows of tasks recorded but never started (a process killed in between)',
     },
     {
       scheduleId: workflowIds.retentionSweeper(taskQueue), workflowType: 'RetentionSweep',

@@ -17,15 +17,16 @@ import * as states from './state-machine';
 export interface LaunchRequest { owner: { id: number; username: string }; request: string }
 
 /**
- * DRAFT → SCHEDULED (launchDate: the given instant, or now), then the task (QUEUED) and its
- * workflow. The caller validated the campaign. A campaign no longer DRAFT (a concurrent launch)
- * → 400; when the start fails the campaign is DRAFT again.
+ * The task (QUEUED), then DRAFT → SCHEDULED naming it (launchDate: the given instant, or now),
+ * then its workflow. The caller validated the campaign. A campaign no longer DRAFT (a concurrent
+ * launch) → 400; when the start fails the campaign is DRAFT again. A process killed between the
+ * steps leaves a QUEUED task, which the task sweeper starts (core/tasks/unstarted.ts): its
+ * workflow sends the campaign, or ends the task if the campaign does not name it.
  */
 export async function launchCampaign(deps: TaskDeps, campaign: CampaignDoc, launch: LaunchRequest & { launchDate: Date | null }): Promise<TaskDoc> {
   const { store } = deps;
   const launchDate = launch.launchDate ?? new Date();
-  const scheduled = await states.schedule(store, campaign, launchDate);
-  if (!scheduled) throw await refused(store, campaign, 'launched');
+  let scheduledBy: number | undefined;
   try {
     return await launchTask(deps, {
       account: campaign.account,
@@ -36,11 +37,13 @@ export async function launchCampaign(deps: TaskDeps, campaign: CampaignDoc, laun
       parameters: { campaignId: campaign.id, launchDate: launchDate.toISOString() },
       campaignId: campaign.id,
       cancellable: true,
-      // The launch is on the campaign before its workflow starts: the workflow acts only on a campaign that names its task.
-      beforeStart: (task) => states.nameLaunch(store, campaign, { taskId: task.id, workflowId: task.workflowId }),
+      beforeStart: async (task) => {
+        if (!(await states.schedule(store, campaign, launchDate, { taskId: task.id, workflowId: task.workflowId }))) throw await refused(store, campaign, 'launched');
+        scheduledBy = task.id;
+      },
     });
   } catch (error) {
-    await states.unschedule(store, campaign); // nothing started: back to the draft it was
+    if (scheduledBy !== undefined) await states.unschedule(store, campaign, scheduledBy); // nothing started: back to the draft it was
     throw error;
   }
 }

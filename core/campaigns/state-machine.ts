@@ -23,22 +23,22 @@ const byId = (campaign: Pick<CampaignDoc, '_id' | 'account'>) => ({ _id: campaig
 const ofLaunch = (ref: CampaignTaskInput) => ({ _id: `${ref.account}:${ref.campaignId}`, account: ref.account, 'launch.taskId': ref.taskId });
 const changed = { returnDocument: 'after' } as const;
 
-/** DRAFT → SCHEDULED at `launchDate`. Null: the campaign is no longer DRAFT. */
-export function schedule(store: Store, campaign: CampaignDoc, launchDate: Date): Promise<CampaignDoc | null> {
+/**
+ * DRAFT → SCHEDULED at `launchDate`, naming its launch's task and workflow in the same write (the
+ * workflow acts only on a campaign naming its task). Null: the campaign is no longer DRAFT.
+ */
+export function schedule(store: Store, campaign: CampaignDoc, launchDate: Date, launch: Pick<CampaignLaunchDoc, 'taskId' | 'workflowId'>): Promise<CampaignDoc | null> {
   return store.campaigns.findOneAndUpdate(
-    { ...byId(campaign), state: 'DRAFT' }, { $set: { state: 'SCHEDULED', launchDate, lastModified: new Date() } }, changed,
+    { ...byId(campaign), state: 'DRAFT' },
+    { $set: { state: 'SCHEDULED', launchDate, launch: { ...launch, paused: false, rounds: 0 }, lastModified: new Date() } },
+    changed,
   );
 }
 
-/** A SCHEDULED campaign names its launch's task and workflow (before the workflow starts: it acts only on a campaign naming its task). */
-export async function nameLaunch(store: Store, campaign: CampaignDoc, launch: Pick<CampaignLaunchDoc, 'taskId' | 'workflowId'>): Promise<void> {
-  await store.campaigns.updateOne({ ...byId(campaign), state: 'SCHEDULED' }, { $set: { launch: { ...launch, paused: false, rounds: 0 } } });
-}
-
-/** SCHEDULED → DRAFT as `before` was (its launchDate and last launch): the launch's workflow could not start. */
-export async function unschedule(store: Store, before: CampaignDoc): Promise<void> {
+/** SCHEDULED by task `taskId` → DRAFT as `before` was (its launchDate and last launch): the launch's workflow could not start. */
+export async function unschedule(store: Store, before: CampaignDoc, taskId: number): Promise<void> {
   await store.campaigns.updateOne(
-    { ...byId(before), state: 'SCHEDULED' },
+    { ...byId(before), state: 'SCHEDULED', 'launch.taskId': taskId },
     before.launch
       ? { $set: { state: 'DRAFT', launchDate: before.launchDate, launch: before.launch, lastModified: new Date() } }
       : { $set: { state: 'DRAFT', launchDate: before.launchDate, lastModified: new Date() }, $unset: { launch: '' } },

@@ -46,10 +46,24 @@ export interface NewTask {
 
 /**
  * Records the task (QUEUED) and starts its workflow. When the start fails the record is removed,
- * so a client told to retry finds no task that will never run.
+ * so a client told to retry finds no task that will never run. (A process killed before the start
+ * leaves the record: the task sweeper starts it, ./unstarted.ts.)
  */
 export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc> {
-  const id = await nextId(deps.store, task.account, 'tasks');
+  const doc = await recordTask(deps.store, task);
+  try {
+    await task.beforeStart?.(doc);
+    await startTaskWorkflow(deps.temporal, deps.taskQueue, task.type, { account: task.account, taskId: doc.id }, { workflowId: doc.workflowId, campaignId: task.campaignId });
+  } catch (error) {
+    await deps.store.tasks.deleteOne({ _id: doc._id, account: doc.account }).catch(() => undefined);
+    throw error;
+  }
+  return doc;
+}
+
+/** The task's record, QUEUED, with its id and its workflow's: launchTask's first step. */
+export async function recordTask(store: Store, task: NewTask): Promise<TaskDoc> {
+  const id = await nextId(store, task.account, 'tasks');
   const doc: TaskDoc = {
     _id: `${task.account}:${id}`,
     account: task.account,
@@ -71,14 +85,7 @@ export async function launchTask(deps: TaskDeps, task: NewTask): Promise<TaskDoc
     result: null,
     workflowId: task.campaignId === undefined ? workflowIds.task(task.account, id) : workflowIds.campaign(task.account, task.campaignId, id),
   };
-  await deps.store.tasks.insertOne(doc);
-  try {
-    await task.beforeStart?.(doc);
-    await startTaskWorkflow(deps.temporal, deps.taskQueue, task.type, { account: task.account, taskId: id }, { workflowId: doc.workflowId, campaignId: task.campaignId });
-  } catch (error) {
-    await deps.store.tasks.deleteOne({ _id: doc._id, account: doc.account }).catch(() => undefined);
-    throw error;
-  }
+  await store.tasks.insertOne(doc);
   return doc;
 }
 

@@ -15,8 +15,11 @@ import type { CampaignDoc, Store } from '../../adapters/store/store';
 import { suppress } from '../../core/sending/suppressions';
 import { messageIdOf } from '../../core/sending/plan';
 import {
-  addContacts, addInterests, addLists, campaignApi, campaignNow, draftCampaign, OWNER, waitForCampaign, waitForTask,
+  addContacts, addInterests, addLists, campaignApi, campaignNow, draftCampaign, OWNER, taskDepsOf, waitForCampaign, waitForTask,
 } from '../support/campaigns';
+import * as states from '../../core/campaigns/state-machine';
+import { recordTask } from '../../core/tasks/tasks';
+import { startUnstartedTasks, UNSTARTED_AFTER_MS } from '../../core/tasks/unstarted';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { ledgerCount, ledgerRowOf, ledgerRows } from '../support/ledger';
 
@@ -157,6 +160,48 @@ it('leaves the campaign a DRAFT, and no task, when its workflow cannot start (Te
     await connection.close().catch(() => undefined);
   }
 }, 30000);
+
+describe('a launch whose process was killed before its workflow started', () => {
+  /** A task sweep (core/tasks/unstarted.ts) as it runs a minute and more from now. */
+  const sweep = () => startUnstartedTasks(
+    { ...taskDepsOf(store, herald.services.temporal), heartbeat: () => undefined }, new Date(Date.now() + UNSTARTED_AFTER_MS + 1000),
+  );
+  const recordLaunch = (draft: CampaignDoc) => recordTask(store, {
+    account, type: 'CAMPAIGN_LAUNCH', name: `Launch of campaign ${draft.name}`, owner: OWNER, request: `/campaigns/${draft.id}/launch`,
+    parameters: { campaignId: draft.id, launchDate: new Date().toISOString() }, campaignId: draft.id,
+  });
+  const runIdOf = async (workflowId: string) => (await herald.services.temporal.workflow.getHandle(workflowId).describe()).runId;
+
+  it('is sent once the task sweeper starts its recorded task, and a later sweep starts nothing again', async () => {
+    const draft = await draftCampaign(store, account, { name: 'Interrupted', include: { lists: [1] } });
+    // launchCampaign's first two steps, as a kill before the third (the start) leaves them.
+    const task = await recordLaunch(draft);
+    expect(await states.schedule(store, draft, new Date(), { taskId: task.id, workflowId: task.workflowId })).toMatchObject({ state: 'SCHEDULED' });
+    expect((await api.call('POST', `/campaigns/${draft.id}/launch`, '')).status).toBe(400); // a retried launch finds it launched
+
+    expect(await sweep()).toEqual({ started: 1, failures: 0 });
+    const { recipients } = await waitForCampaign(store, draft, ['SENT']);
+    expect(recipients).toBeGreaterThan(10); // list 1 as the earlier tests left it
+    expect((await waitForTask(store, account, task.id, ['FINISHED'])).result).toMatchObject({ sent: recipients });
+    expect(await ledgerCount(store, { account, requestId: campaignRequestId(draft.id) })).toBe(recipients);
+
+    // Even a task that looks unstarted again is not run twice: its workflow ran to its end.
+    const runId = await runIdOf(task.workflowId);
+    await store.tasks.updateOne({ _id: task._id, account }, { $set: { state: 'QUEUED' } });
+    await sweep();
+    expect(await runIdOf(task.workflowId)).toBe(runId);
+    expect(await ledgerCount(store, { account, requestId: campaignRequestId(draft.id) })).toBe(recipients);
+  }, 60000);
+
+  it('ends a task recorded for a launch that never scheduled its campaign, which stays a draft', async () => {
+    const draft = await draftCampaign(store, account, { name: 'Never scheduled', include: { lists: [1] } });
+    const task = await recordLaunch(draft);
+    await sweep();
+    expect((await waitForTask(store, account, task.id, ['FAILED', 'CANCELLED'])).state).toBeDefined();
+    expect(await campaignNow(store, draft)).toMatchObject({ state: 'DRAFT' });
+    expect(await ledgerCount(store, { account, requestId: campaignRequestId(draft.id) })).toBe(0);
+  }, 60000);
+});
 
 it('refuses a second launch of a campaign that is no longer a draft', async () => {
   const answer = await api.call('POST', `/campaigns/${first.id}/launch`, '');
