@@ -87,6 +87,11 @@ export class TrackingRecorder {
     return email === undefined ? undefined : { payload, mailId, email };
   }
 
+  /** With the store's connection (adapters/store/per-store.ts): no more sweeps of held hits. */
+  stop(): void {
+    this.held.stop();
+  }
+
   /** Counts a valid hit that records nothing (the unsubscribe page shown). */
   countHit(kind: HitKind): void {
     metrics.trackingHits.inc({ kind });
