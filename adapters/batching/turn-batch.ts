@@ -9,7 +9,8 @@
 // write acknowledged before it arrived.
 
 import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
-import { refusedStatements, type Store } from '../store/store';
+import type { Store } from '../store/store';
+import { refusedStatements } from '../store/bulk-writes';
 import { perStore } from '../store/per-store';
 
 /** What the batch's work gives each item: its value, or the error that item alone met. */

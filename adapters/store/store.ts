@@ -1,6 +1,7 @@
-import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId, type WriteError } from 'mongodb';
+import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId } from 'mongodb';
 import { watchClient, type WatchdogLogger } from './client-watchdog';
 import { stopScoped } from './per-store';
+import { refusedStatements } from './bulk-writes';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -1032,21 +1033,6 @@ export function databaseInUri(uri: string): string | undefined {
 /** True for MongoDB's duplicate-key error (a unique index decided). */
 export function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
-}
-
-/**
- * The statements of a failed bulk write (insertMany, bulkWrite) that the store refused one by one
- * (a duplicate key, say), by index: every other statement was written. Throws `error` again when
- * it names no such statement: the driver wraps every failure of a bulk write in a
- * MongoBulkWriteError, a lost connection or a refused command too, with no write errors, and then
- * no statement is known to be written. (Read by shape, not by class: jest test files load their
- * own copy of the driver.)
- */
-export function refusedStatements(error: unknown): Map<number, WriteError> {
-  const writeErrors = (error as { writeErrors?: WriteError | WriteError[] } | null)?.writeErrors;
-  const refused = writeErrors === undefined ? [] : [writeErrors].flat();
-  if (refused.length === 0) throw error;
-  return new Map(refused.map((writeError) => [writeError.index, writeError]));
 }
 
 /** Inserts the documents; one whose unique key is already stored is skipped (what a retry meets). Returns how many were inserted. */

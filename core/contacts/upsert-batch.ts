@@ -7,7 +7,8 @@
 // then update it. Each waits for the command's reply, which the store sends once the writes are
 // durable, so an answered request's change is never lost.
 import type { UpdateFilter, WriteError } from 'mongodb';
-import { isDuplicateKey, refusedStatements, type ContactDoc, type Store } from '../../adapters/store/store';
+import { isDuplicateKey, type ContactDoc, type Store } from '../../adapters/store/store';
+import { refusedStatements } from '../../adapters/store/bulk-writes';
 import { TurnBatch, type ItemResult } from '../../adapters/batching/turn-batch';
 import { perStore } from '../../adapters/store/per-store';
 

@@ -7,6 +7,8 @@ import { serveMetrics } from '../../adapters/metrics/server';
 import { batchEvents } from '../support/events';
 import { composeTestHerald, listenLocally, startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
+import { ledgerCount } from '../support/ledger';
+import { waitUntil } from '../support/wait';
 import { parsePrometheus, valueOf, type Scrape } from '../support/prometheus';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 
@@ -124,8 +126,11 @@ it('shows the gathering backlog: requests an AccountSender still holds while a r
 
 it('counts a tracking hit: the open pixel\'s request, the hit by kind and its events', async () => {
   const received = herald.sink.received.length;
-  await send(['reader@example.net'], { html: '<html><body><p>Hello</p></body></html>' });
+  const batch = await send(['reader@example.net'], { html: '<html><body><p>Hello</p></body></html>' });
   const [mail] = (await herald.sink.waitFor(received + 1)).slice(received);
+  // Its send recorded (a hit before that is held and counted once it is: core/tracking/held-hits.ts).
+  const [sent] = await batchEvents(herald.services.store, acme.account, batch, 1);
+  await waitUntil('the ledger row', async () => (await ledgerCount(herald.services.store, { _id: sent.mail_id, account: acme.account })) === 1);
   const pixel = /\/t\/o\/[^"'\s]+/.exec(String(mail.parsed.html))![0]; // the link points at HERALD_PUBLIC_URL: asked here of this Herald
   const before = await scrape();
   const hit = await fetch(`${herald.baseUrl}${pixel}`, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' } });

@@ -9,7 +9,8 @@ import { interestRenewals, newContact } from '../changes';
 import type { ImportMode } from './options';
 import type { ImportValues } from './rows';
 import { reserveIds } from '../../../adapters/store/counters';
-import { isDuplicateKey, refusedStatements, type ContactDoc, type Store } from '../../../adapters/store/store';
+import { isDuplicateKey, type ContactDoc, type Store } from '../../../adapters/store/store';
+import { refusedStatements } from '../../../adapters/store/bulk-writes';
 
 /** A row ready to write: valid, its email seen once in the file, its interests resolved to ids. */
 export interface ImportRow { line: number; email: string; values: ImportValues; customFields: Record<string, string>; interests: number[] }
