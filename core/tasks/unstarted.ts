@@ -16,6 +16,7 @@ export const UNSTARTED_AFTER_MS = 60_000;
 /** Tasks a sweep looks at, at most; the next sweep takes the rest. */
 const PER_SWEEP = 200;
 
+/** `started`: tasks whose workflow runs now (started by this sweep, or found running); `failures`: starts that failed (retried next sweep). */
 export interface UnstartedSweep { started: number; failures: number }
 
 /** Starts the workflows of the tasks QUEUED since before `now` - UNSTARTED_AFTER_MS. */
