@@ -20,6 +20,8 @@ import {
 import * as states from '../../core/campaigns/state-machine';
 import { recordTask } from '../../core/tasks/tasks';
 import { startUnstartedTasks, UNSTARTED_AFTER_MS } from '../../core/tasks/unstarted';
+import { triggerSweeper } from '../../adapters/temporal/schedules';
+import { workflowIds } from '../../adapters/temporal/contracts';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { ledgerCount, ledgerRowOf, ledgerRows } from '../support/ledger';
 
@@ -196,7 +198,9 @@ describe('a launch whose process was killed before its workflow started', () => 
   it('ends a task recorded for a launch that never scheduled its campaign, which stays a draft', async () => {
     const draft = await draftCampaign(store, account, { name: 'Never scheduled', include: { lists: [1] } });
     const task = await recordLaunch(draft);
-    await sweep();
+    // Through the worker's own schedule this time (TaskSweep), the task recorded two minutes ago.
+    await store.tasks.updateOne({ _id: task._id, account }, { $set: { created: new Date(Date.now() - 2 * UNSTARTED_AFTER_MS) } });
+    await triggerSweeper(herald.services.temporal, workflowIds.taskSweeper(herald.services.taskQueue));
     expect((await waitForTask(store, account, task.id, ['FAILED', 'CANCELLED'])).state).toBeDefined();
     expect(await campaignNow(store, draft)).toMatchObject({ state: 'DRAFT' });
     expect(await ledgerCount(store, { account, requestId: campaignRequestId(draft.id) })).toBe(0);
