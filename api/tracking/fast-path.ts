@@ -4,11 +4,15 @@
 // make far more hits than clients make API calls. Only a valid hit takes this path, with the
 // same recorder, the same answer and the same metrics as its Koa route (api/tracking/router.ts);
 // anything else (a token that does not verify, a store failure, another method) goes on to the
-// Koa app, which answers it as it answers every request. Hits are counted, not logged one by one.
+// Koa app, which answers it as it answers every request: a hit whose recording failed is handed
+// over with its identity, so that Koa's second attempt cannot count it twice (./hit-identity.ts).
+// Hits are counted, not logged one by one.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { ObjectId } from 'mongodb';
 import { metrics } from '../../adapters/metrics/registry';
 import { trackingRecorderOf, type Hit } from '../../core/tracking/recorder';
 import type { Store } from '../../adapters/store/store';
+import { handOver } from './hit-identity';
 import { NO_STORE, PIXEL, REDIRECTABLE, type TrackingSettings } from './router';
 
 const PIXEL_HEADERS = { ...NO_STORE, 'Content-Type': 'image/gif', 'Content-Length': String(PIXEL.length) };
@@ -34,12 +38,12 @@ export function withTrackingFastPath(deps: { store: Store; settings: TrackingSet
     return { userAgent: req.headers['user-agent'] ?? '', ip };
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse, kind: 'o' | 'c', token: string): Promise<boolean> {
+  async function serve(req: IncomingMessage, res: ServerResponse, kind: 'o' | 'c', token: string, id: ObjectId): Promise<boolean> {
     const started = performance.now();
     if (kind === 'o') {
       const resolved = await recorder.resolveMessage('o', token);
       if (!resolved) return false;
-      await recorder.open(resolved, clientOf(req));
+      await recorder.open(resolved, clientOf(req), id);
       res.writeHead(200, PIXEL_HEADERS).end(PIXEL);
       opens.requests.inc();
       opens.duration.observe((performance.now() - started) / 1000);
@@ -47,7 +51,7 @@ export function withTrackingFastPath(deps: { store: Store; settings: TrackingSet
     }
     const resolved = await recorder.resolveClick(token);
     if (!resolved || !REDIRECTABLE.test(resolved.payload.link.target)) return false;
-    await recorder.click(resolved, clientOf(req));
+    await recorder.click(resolved, clientOf(req), id);
     res.writeHead(302, { ...REDIRECT_HEADERS, Location: resolved.payload.link.target }).end();
     clicks.requests.inc();
     clicks.duration.observe((performance.now() - started) / 1000);
@@ -63,6 +67,10 @@ export function withTrackingFastPath(deps: { store: Store; settings: TrackingSet
       koa(req, res);
       return;
     }
-    serve(req, res, kind, token).then((served) => served || koa(req, res), () => koa(req, res));
+    const id = new ObjectId();
+    serve(req, res, kind, token, id).then((served) => served || koa(req, res), () => {
+      handOver(req, id);
+      koa(req, res);
+    });
   };
 }

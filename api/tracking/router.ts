@@ -19,6 +19,7 @@ import { messagePart, messageToken, type MessageKind, type TrackingPayload } fro
 import { errorPage, sendPage, unsubscribedPage, unsubscribePage } from './pages';
 import { httpHeadersOf, httpStatusOf } from '../http-errors';
 import { readUnsubscribeBody } from './unsubscribe-body';
+import { hitIdOf } from './hit-identity';
 
 /** Where the links point (HERALD_PUBLIC_URL), and whether the client address comes from X-Forwarded-For (HERALD_TRUST_PROXY). */
 export interface TrackingSettings { publicUrl: string; trustProxy: boolean }
@@ -61,7 +62,7 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
   router.use(errorsAsPage);
 
   router.get('/o/:token', async (ctx) => {
-    await recorder.open(await messageOf('o', ctx.params.token), hitOf(ctx));
+    await recorder.open(await messageOf('o', ctx.params.token), hitOf(ctx), hitIdOf(ctx.req));
     ctx.set(NO_STORE);
     ctx.type = 'image/gif';
     ctx.body = PIXEL;
@@ -70,7 +71,7 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
   router.get('/c/:token', async (ctx) => {
     const resolved = await recorder.resolveClick(String(ctx.params.token));
     if (!resolved || !REDIRECTABLE.test(resolved.payload.link.target)) throw notFound();
-    await recorder.click(resolved, hitOf(ctx));
+    await recorder.click(resolved, hitOf(ctx), hitIdOf(ctx.req));
     redirect(ctx, resolved.payload.link.target);
   });
 
@@ -78,7 +79,7 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
     const message = await messageOf('v', ctx.params.token);
     const version = await onlineVersion(store, await links(), message.payload.message);
     if (!version) throw notFound();
-    await recorder.viewOnline(message);
+    await recorder.viewOnline(message, hitIdOf(ctx.req));
     ctx.set(ONLINE_HEADERS);
     ctx.type = version.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
     ctx.body = version.body;
@@ -88,7 +89,7 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
     const network = String(ctx.params.network);
     if (!isShareNetwork(network)) throw notFound();
     const message = await messageOf('s', ctx.params.token);
-    await recorder.share(message, network, hitOf(ctx));
+    await recorder.share(message, network, hitOf(ctx), hitIdOf(ctx.req));
     const online = `${settings.publicUrl}/t/v/${messageToken(await trackingSecret(store), 'v', messagePart(message.payload.message))}`;
     redirect(ctx, sharePage(network, online));
   });
@@ -103,7 +104,7 @@ export function trackingRouter(deps: { store: Store; settings: TrackingSettings 
   router.post('/u/:token', async (ctx) => {
     const message = await messageOf('u', ctx.params.token);
     const body = await readUnsubscribeBody(ctx);
-    await recorder.unsubscribe(message, body.oneClick ? 'oneclick' : (body.reason ?? DEFAULT_REASON));
+    await recorder.unsubscribe(message, body.oneClick ? 'oneclick' : (body.reason ?? DEFAULT_REASON), hitIdOf(ctx.req));
     sendPage(ctx, 200, unsubscribedPage(message.email));
   });
 

@@ -97,17 +97,16 @@ export function subjectOfSentEvent(sent: EventDoc): EventSubject {
 
 /**
  * An event that happens to a sent message: its general fields from the message's ledger event.
- * `uniqueness` undefined makes a random track_id (every open hit is an event of its own); a value
- * makes it deterministic, so a unique index keeps exactly one (`first_opened` once per mail_id).
+ * `identity` makes its track_id: a string, deterministic per message, so a unique index keeps
+ * exactly one (`first_opened` once per mail_id); an ObjectId, the hit's own (`event_<hex>`), so a
+ * hit recorded twice (a retried request, a held hit swept twice) is stored once; undefined, random.
  */
 export function eventOfSentMail(
-  sent: EventDoc, type: TrackType, at: Date, uniqueness: string | undefined, extra: Record<string, unknown> = {},
+  sent: EventDoc, type: TrackType, at: Date, identity: string | ObjectId | undefined, extra: Record<string, unknown> = {},
 ): EventDoc {
-  if (uniqueness !== undefined) return buildEvent(type, subjectOfSentEvent(sent), at, uniqueness, extra);
-  // A random track_id needs no hash: every open and click makes one, so this is the tracking hot path.
-  const event = buildEvent(type, subjectOfSentEvent(sent), at, '', extra, '');
-  event.track_id = `event_${event._id.toHexString()}`;
-  return event;
+  if (typeof identity === 'string') return buildEvent(type, subjectOfSentEvent(sent), at, identity, extra);
+  // No hash: every open and click makes one, so this is the tracking hot path.
+  return buildEvent(type, subjectOfSentEvent(sent), at, '', extra, `event_${(identity ?? new ObjectId()).toHexString()}`);
 }
 
 /**

@@ -4,12 +4,13 @@
 // its stored request names it), so they work as any other link does; the hit is stored here
 // before it is answered, and recorded once the row exists (./recorder.ts). A sweep looks every
 // SWEEP_MS while anything is held, in each API process that held a hit or found some at its
-// start. Recording is idempotent (a held hit's events take a track_id derived from its _id), so
-// two processes sweeping one hit, or a sweep that stopped before removing it, record it once.
+// start. Recording is idempotent (a held hit's _id is the hit's identity, and its events' track_ids
+// are made from it: ./recorder.ts), so two processes sweeping one hit, a sweep that stopped before
+// removing it, or a request retried after its hold was stored but not answered, record it once.
 // A hit whose message ended otherwise (failed, dropped), or is still unrecorded after HELD_MS, is
 // dropped: there is no sent message to record it against.
-import { ObjectId } from 'mongodb';
-import type { EventDoc, HeldHitDoc, Store } from '../../adapters/store/store';
+import type { ObjectId } from 'mongodb';
+import { isDuplicateKey, type EventDoc, type HeldHitDoc, type Store } from '../../adapters/store/store';
 import { sentEventOf } from '../sending/sent-mail';
 
 const SWEEP_MS = 2000;
@@ -31,9 +32,13 @@ export class HeldHits {
     private readonly tuning: HeldHitsTuning = { sweepMs: SWEEP_MS, heldMs: HELD_MS },
   ) {}
 
-  /** Stores the hit (resolves once it is durable) and makes sure a sweep will record it. */
-  async hold(hit: Omit<HeldHitDoc, '_id'>): Promise<void> {
-    await this.store.heldHits.insertOne({ _id: new ObjectId(), ...hit });
+  /** Stores the hit (resolves once it is durable; its _id stored already means it is) and makes sure a sweep will record it. */
+  async hold(hit: HeldHitDoc): Promise<void> {
+    try {
+      await this.store.heldHits.insertOne(hit);
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
     this.heldSinceSweep = true;
     this.schedule();
   }

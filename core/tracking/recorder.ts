@@ -5,10 +5,15 @@
 // events are stored, so an answered hit is never lost. A hit on a message whose send is not
 // recorded yet is held instead, and recorded once it is (./held-hits.ts).
 //
+// Each hit has an identity (an ObjectId its request gives: api/tracking/hit-identity.ts): its
+// event's track_id, or its held hit's _id, is made from it, so recording one hit twice (a request
+// retried after a write whose answer was lost) stores it once.
+//
 // first_opened and first_clicked have a track_id derived from the mail_id (uniqueness 'first'):
 // the unique index on track_id keeps exactly one, whatever the number of concurrent hits or
 // processes. This process also remembers the mail_ids whose first_* it has stored, so later hits
 // of the same message do not send a duplicate for the index to refuse.
+import type { ObjectId } from 'mongodb';
 import { perStore } from '../../adapters/store/per-store';
 import { EventWriter } from './event-writer';
 import { eventOfSentMail, type TrackType } from './events';
@@ -97,78 +102,78 @@ export class TrackingRecorder {
     metrics.trackingHits.inc({ kind });
   }
 
-  async open(message: Resolved<TrackingPayload>, hit: Hit, at = new Date()): Promise<void> {
-    if (message.sent) await this.recordOpen(message.sent, hit, at);
-    else await this.hold(message, 'open', at, { hit });
+  async open(message: Resolved<TrackingPayload>, hit: Hit, id: ObjectId, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordOpen(message.sent, hit, at, id);
+    else await this.hold(message, id, 'open', at, { hit });
   }
 
-  async click(message: Resolved<ClickPayload>, hit: Hit, at = new Date()): Promise<void> {
-    if (message.sent) await this.recordClick(message.sent, message.payload.link, hit, at);
-    else await this.hold(message, 'click', at, { hit, link: message.payload.link });
+  async click(message: Resolved<ClickPayload>, hit: Hit, id: ObjectId, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordClick(message.sent, message.payload.link, hit, at, id);
+    else await this.hold(message, id, 'click', at, { hit, link: message.payload.link });
   }
 
-  async viewOnline(message: Resolved<TrackingPayload>, at = new Date()): Promise<void> {
-    if (message.sent) await this.recordOnline(message.sent, at);
-    else await this.hold(message, 'online', at, {});
+  async viewOnline(message: Resolved<TrackingPayload>, id: ObjectId, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordOnline(message.sent, at, id);
+    else await this.hold(message, id, 'online', at, {});
   }
 
-  async share(message: Resolved<TrackingPayload>, network: ShareNetwork, hit: Hit, at = new Date()): Promise<void> {
-    if (message.sent) await this.recordShare(message.sent, network, hit, at);
-    else await this.hold(message, 'share', at, { hit, network });
+  async share(message: Resolved<TrackingPayload>, network: ShareNetwork, hit: Hit, id: ObjectId, at = new Date()): Promise<void> {
+    if (message.sent) await this.recordShare(message.sent, network, hit, at, id);
+    else await this.hold(message, id, 'share', at, { hit, network });
   }
 
   /** The address is unsubscribed at once either way; a held hit's event waits for the message's row. */
-  async unsubscribe(message: Resolved<TrackingPayload>, reason: UnsubscribeReason, at = new Date()): Promise<void> {
+  async unsubscribe(message: Resolved<TrackingPayload>, reason: UnsubscribeReason, id: ObjectId, at = new Date()): Promise<void> {
     if (message.sent) {
       await unsubscribeMessage(this.store, this.writer, message.sent, reason, at);
       this.countHit('unsubscribe');
       return;
     }
     await unsubscribeAddress(this.store, message.payload.message.account, message.email);
-    await this.hold(message, 'unsubscribe', at, { reason });
+    await this.hold(message, id, 'unsubscribe', at, { reason });
   }
 
-  private hold(message: Resolved<TrackingPayload>, kind: HeldHitDoc['kind'], at: Date, fields: Partial<HeldHitDoc>): Promise<void> {
-    return this.held.hold({ account: message.payload.message.account, mailId: message.mailId, kind, at, ...fields });
+  private hold(message: Resolved<TrackingPayload>, id: ObjectId, kind: HeldHitDoc['kind'], at: Date, fields: Partial<HeldHitDoc>): Promise<void> {
+    return this.held.hold({ _id: id, account: message.payload.message.account, mailId: message.mailId, kind, at, ...fields });
   }
 
-  /** A held hit, its message now recorded as `sent`: the events it would have had, with track_ids of its own (a second sweep adds none). */
+  /** A held hit, its message now recorded as `sent`: the events it would have had, under the hit's identity (a second sweep adds none). */
   private async recordHeld(held: HeldHitDoc, sent: EventDoc): Promise<void> {
-    const uniqueness = `held:${held._id.toHexString()}`;
+    const id = held._id;
     const hit = held.hit ?? { userAgent: '', ip: '' };
     switch (held.kind) {
-      case 'open': return this.recordOpen(sent, hit, held.at, uniqueness);
-      case 'click': return this.recordClick(sent, held.link!, hit, held.at, uniqueness);
-      case 'online': return this.recordOnline(sent, held.at, uniqueness);
-      case 'share': return this.recordShare(sent, held.network as ShareNetwork, hit, held.at, uniqueness);
+      case 'open': return this.recordOpen(sent, hit, held.at, id);
+      case 'click': return this.recordClick(sent, held.link!, hit, held.at, id);
+      case 'online': return this.recordOnline(sent, held.at, id);
+      case 'share': return this.recordShare(sent, held.network as ShareNetwork, hit, held.at, id);
       case 'unsubscribe':
         await this.writer.write([unsubscribedEvent(sent, held.reason as UnsubscribeReason, held.at)]);
         this.countHit('unsubscribe');
     }
   }
 
-  private async recordOpen(sent: EventDoc, hit: Hit, at: Date, uniqueness?: string): Promise<void> {
+  private async recordOpen(sent: EventDoc, hit: Hit, at: Date, id: ObjectId): Promise<void> {
     const proxied = mailProxyOf(hit.userAgent, hit.ip) !== undefined;
     // A proxy's device and place are not the reader's: not even looked up.
     const client = proxied ? undefined : await this.clientOf(hit);
-    await this.writeWithFirst(sent, at, uniqueness, 'track.mail.opened', openFields(client), 'track.mail.first_opened', () => firstOpenFields(client, sent.sent_timestamp, at));
+    await this.writeWithFirst(sent, at, id, 'track.mail.opened', openFields(client), 'track.mail.first_opened', () => firstOpenFields(client, sent.sent_timestamp, at));
     this.countHit('open');
   }
 
-  private async recordClick(sent: EventDoc, link: TrackedLink, hit: Hit, at: Date, uniqueness?: string): Promise<void> {
+  private async recordClick(sent: EventDoc, link: TrackedLink, hit: Hit, at: Date, id: ObjectId): Promise<void> {
     const [client, contactId] = await Promise.all([this.clientOf(hit), contactIdOf(this.store, sent.account, sent.email)]);
     const extra = clickFields(client, link, contactId);
-    await this.writeWithFirst(sent, at, uniqueness, 'track.mail.clicked', extra, 'track.mail.first_clicked', () => extra);
+    await this.writeWithFirst(sent, at, id, 'track.mail.clicked', extra, 'track.mail.first_clicked', () => extra);
     this.countHit('click');
   }
 
-  private async recordOnline(sent: EventDoc, at: Date, uniqueness?: string): Promise<void> {
-    await this.writer.write([eventOfSentMail(sent, 'track.mail.viewed_online', at, uniqueness)]);
+  private async recordOnline(sent: EventDoc, at: Date, id: ObjectId): Promise<void> {
+    await this.writer.write([eventOfSentMail(sent, 'track.mail.viewed_online', at, id)]);
     this.countHit('online');
   }
 
-  private async recordShare(sent: EventDoc, network: ShareNetwork, hit: Hit, at: Date, uniqueness?: string): Promise<void> {
-    await this.writer.write([eventOfSentMail(sent, 'track.mail.shared', at, uniqueness, shareFields(await this.clientOf(hit), network))]);
+  private async recordShare(sent: EventDoc, network: ShareNetwork, hit: Hit, at: Date, id: ObjectId): Promise<void> {
+    await this.writer.write([eventOfSentMail(sent, 'track.mail.shared', at, id, shareFields(await this.clientOf(hit), network))]);
     this.countHit('share');
   }
 
@@ -177,15 +182,15 @@ export class TrackingRecorder {
   }
 
   /**
-   * The hit's event (its track_id from `uniqueness` when given, else random), and the first_*
-   * event too unless this process knows it is stored already.
+   * The hit's event (its track_id from the hit's `id`), and the first_* event too unless this
+   * process knows it is stored already.
    */
   private async writeWithFirst(
-    sent: EventDoc, at: Date, uniqueness: string | undefined, type: TrackType, extra: Record<string, unknown>, firstType: TrackType, firstExtra: () => Record<string, unknown>,
+    sent: EventDoc, at: Date, id: ObjectId, type: TrackType, extra: Record<string, unknown>, firstType: TrackType, firstExtra: () => Record<string, unknown>,
   ): Promise<void> {
     const key = `${firstType}\u0000${sent.account}\u0000${sent.mail_id}`;
     const known = this.firsts.has(key);
-    const events = [eventOfSentMail(sent, type, at, uniqueness, extra)];
+    const events = [eventOfSentMail(sent, type, at, id, extra)];
     if (!known) events.push(eventOfSentMail(sent, firstType, at, 'first', firstExtra()));
     await this.writer.write(events);
     if (!known) {
