@@ -44,6 +44,9 @@ export class RelayStatus {
 export interface LeaseTuning { everyMs: number; leaseMs: number }
 export const LEASE_TUNING: LeaseTuning = { everyMs: 1000, leaseMs: 5000 };
 
+/** Leases expired this long ago are removed, by a renewal at most this often. */
+const SWEEP_EXPIRED_MS = 60_000;
+
 /** The part of a relay's rate an idle process keeps, to send its first messages before its lease says it is active. */
 export const IDLE_SHARE = 0.02;
 
@@ -91,6 +94,8 @@ export function shareRelays(
   const attemptsOf = (counts: RelayCounts) => counts.sent + counts.deferred + counts.failed + counts.trouble;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** When this process last removed long-expired leases (0: at its first renewal). */
+  let sweptAt = 0;
 
   async function renew(): Promise<void> {
     const now = new Date();
@@ -129,7 +134,11 @@ export function shareRelays(
     await store.relayLeases.bulkWrite(leases.map(({ _id, ...lease }) => ({ replaceOne: { filter: { _id }, replacement: lease, upsert: true } })));
     for (const lease of leases) announced.set(lease.relay, lease.active);
     // Leases long expired (processes gone): the embedded store has no TTL index to remove them.
-    await store.relayLeases.deleteMany({ expiresAt: { $lt: new Date(now.getTime() - 60_000) } });
+    // Once a minute, not at every renewal: an idle process's renewals are most of its store work.
+    if (now.getTime() - sweptAt >= SWEEP_EXPIRED_MS) {
+      await store.relayLeases.deleteMany({ expiresAt: { $lt: new Date(now.getTime() - SWEEP_EXPIRED_MS) } });
+      sweptAt = now.getTime();
+    }
   }
 
   const tick = () => (running ??= renew().finally(() => { running = undefined; }));

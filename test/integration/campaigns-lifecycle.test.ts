@@ -6,6 +6,7 @@
 // seconds; pages are 7 recipients.
 import type { NewAccount } from '../../core/accounts/accounts';
 import { campaignMailId, campaignRequestId } from '../../core/campaigns/model';
+import { claimResendRound } from '../../core/campaigns/state-machine';
 import type { CampaignDoc, Store } from '../../adapters/store/store';
 import { messageIdOf } from '../../core/sending/plan';
 import {
@@ -170,25 +171,29 @@ it('sends again to the recipients whose message failed, and to them only', async
   expect(failedRow).toMatchObject({ status: 'failed', event: { track_type: 'track.mail.bounced', bounce_type: 'soft' } });
   expect(received(emails)).toBe(5);
 
-  // Round 1: the relay still defers it, so it fails again; round 2 finds it by its round-1 message.
+  // Round 1: the relay still defers it, so it fails again; a later round finds it by its round-1 message.
   const first = (await act(campaign, 'resend-failed')).task;
   expect(first).toMatchObject({ type: 'CAMPAIGN_RESEND', state: 'QUEUED', parameters: { campaignId: campaign.id, round: 1 } });
   expect((await waitForTask(store, account, first.id, ['FINISHED'])).result).toEqual({ recipients: 6, sent: 0, failed: 1, dropped: 0 });
   expect(received(emails)).toBe(5);
 
+  // A resend whose process was killed after it claimed round 2, before it recorded its task: the
+  // round's number is used up, nothing else sticks, and the next resend is round 3.
+  expect(await claimResendRound(store, await campaignNow(store, campaign), 1)).toBe(true);
+
   relay.deferRecipients = [];
   const resend = (await act(campaign, 'resend-failed')).task;
-  expect(resend).toMatchObject({ parameters: { campaignId: campaign.id, round: 2 } });
+  expect(resend).toMatchObject({ parameters: { campaignId: campaign.id, round: 3 } });
   expect((await waitForTask(store, account, resend.id, ['FINISHED'])).result).toEqual({ recipients: 6, sent: 1, failed: 0, dropped: 0 });
   await waitUntil('the resent message', async () => received(emails) === 6);
   const resent = herald.sink.received.filter((mail) => mail.rcptTo[0] === soft);
   expect(resent).toHaveLength(1);
   const parts = await store.campaignSnapshots.find({ account, campaignId: campaign.id }).toArray();
   const seq = parts.flatMap((part) => part.recipients).find((recipient) => recipient.email === soft)!.seq;
-  expect(resent[0].parsed.messageId).toBe(messageIdOf(campaignMailId(account, campaign.id, seq, 2), 'herald.test'));
-  expect([await roundRows(campaign, 1), await roundRows(campaign, 2)]).toEqual([1, 1]);
+  expect(resent[0].parsed.messageId).toBe(messageIdOf(campaignMailId(account, campaign.id, seq, 3), 'herald.test'));
+  expect([await roundRows(campaign, 1), await roundRows(campaign, 2), await roundRows(campaign, 3)]).toEqual([1, 0, 1]);
   const after = await campaignNow(store, campaign);
-  expect(after).toMatchObject({ state: 'SENT', recipients: 6, launch: { rounds: 2, resendTaskId: resend.id } });
+  expect(after).toMatchObject({ state: 'SENT', recipients: 6, launch: { rounds: 3, resendTaskId: resend.id } });
 
   // Nothing failed any more: another round sends nothing.
   const last = (await act(campaign, 'resend-failed')).task;
