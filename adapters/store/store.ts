@@ -1,7 +1,11 @@
-import { Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, ObjectId, type Document, type OptionalUnlessRequiredId } from 'mongodb';
+import {
+  Binary, BSON, Collection, Db, GridFSBucket, MongoClient, MongoError, MongoInvalidArgumentError, MongoNetworkError, MongoServerSelectionError, ObjectId,
+  type Document, type OptionalUnlessRequiredId,
+} from 'mongodb';
 import { watchClient, type WatchdogLogger } from './client-watchdog';
 import { stopScoped } from './per-store';
 import { refusedStatements } from './bulk-writes';
+import { firstConnect } from '../first-connect';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
 
@@ -894,8 +898,12 @@ export interface Store {
  * monitoring stops is connected again (./client-watchdog.ts), told to `logger`.
  */
 export async function connectStore(uri: string, fallbackDatabase: string, options: { logger?: WatchdogLogger } = {}): Promise<Store> {
+  // 5 s bound each operation during an outage (the API's quick 503s); the first connect tries longer.
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000 });
-  await client.connect();
+  await firstConnect(() => client.connect(), {
+    retryable: (error) => error instanceof MongoServerSelectionError || error instanceof MongoNetworkError,
+    onRetry: (error) => options.logger?.warn({ err: error }, 'the store is not reachable yet; trying again'),
+  });
   const watchdog = watchClient(client, { logger: options.logger });
   const db = client.db(databaseInUri(uri) ?? fallbackDatabase);
   const store: Store = {

@@ -7,29 +7,15 @@ import {
   type AccountSenderInput, type ScheduledSendInput, type TaskType, type TaskWorkflowInput, type TriggerAutomationInput,
 } from './contracts';
 import { TurnBatch } from '../batching/turn-batch';
+import { firstConnect } from '../first-connect';
 
 /** A start normally takes milliseconds; past this the caller answers 503 and the client retries. */
 const START_DEADLINE_MS = 5000;
 
-/**
- * How long a process starting up tries to reach Temporal, 5 s an attempt, before it gives up.
- * Several attempts, not one long one: on a saturated machine an attempt's deadline was seen to pass
- * before its call had even left the process, while Temporal was up.
- */
-const CONNECT_FOR_MS = 30_000;
-
 /** A Temporal client for the API, the SMTP listener, the CLI and benchmarks. */
 export async function connectTemporal(address: string, namespace: string): Promise<Client> {
-  const giveUpAt = Date.now() + CONNECT_FOR_MS;
-  for (;;) {
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
-      return new Client({ connection, namespace });
-    } catch (error) {
-      if (Date.now() >= giveUpAt) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+  const connection = await firstConnect(() => Connection.connect({ address, connectTimeout: '5 seconds' }));
+  return new Client({ connection, namespace });
 }
 
 /** A client that connects on its first call (an outage then shows as that call's failure). */

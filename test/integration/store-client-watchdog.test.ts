@@ -3,9 +3,11 @@
 // looked: the driver's monitor no longer checks the server (stopped through the driver's
 // internals: the soak's cause is not reproducible in a test), then the connections in use are
 // cut, so the server goes Unknown for good. The watchdog connects the client again; a store that
-// is merely down (the monitor still checking and failing) is left to the driver.
+// is merely down (the monitor still checking and failing) is left to the driver. A store not
+// reachable at a client's first connect is waited for (adapters/first-connect.ts).
 import { MongoClient, MongoServerSelectionError } from 'mongodb';
 import { watchClient, type Watchdog } from '../../adapters/store/client-watchdog';
+import { connectStore } from '../../adapters/store/store';
 import { newId } from '../../core/shared/ids';
 import { openTcpDoor } from '../support/tcp-door';
 import { waitUntil } from '../support/wait';
@@ -97,4 +99,24 @@ it('connects again when its first connect after closing fails, once the store is
   proxy.refuse(false);
   expect(await waitUntil('the client to be connected again', async () => watched.findOne({ _id: 'before' }).catch(() => null))).toEqual({ _id: 'before' });
   expect(watchdog.revivals()).toBe(1);
+});
+
+it('starts a store client whose store cannot be reached at first, once it can (a process starting beside a saturated store)', async () => {
+  proxy.refuse(true);
+  let firstAttemptFailed!: () => void;
+  const failed = new Promise<void>((resolve) => { firstAttemptFailed = resolve; });
+  const logger = { warn: (_details: object, message: string) => { warnings.push(message); firstAttemptFailed(); } };
+  const starting = connectStore(proxy.uri, `herald_test_${newId().slice(0, 10)}`, { logger });
+  // The driver's own attempt (5 s of server selection) has given up: connectStore tries again.
+  await failed;
+  expect(warnings).toEqual([expect.stringMatching(/not reachable yet/)]);
+  proxy.refuse(false);
+  const store = await starting;
+  try {
+    const probe = store.db.collection<{ _id: string }>('probe');
+    await probe.insertOne({ _id: 'first' });
+    expect(await probe.findOne({ _id: 'first' })).toEqual({ _id: 'first' });
+  } finally {
+    await store.close();
+  }
 });
