@@ -27,11 +27,18 @@ async function idleShare() {
   return (after.idle - before.idle) / Math.max(1, after.total - before.total);
 }
 
-async function workersForThisMachine() {
+async function choose() {
   const idle = await idleShare();
   const workers = idle >= IDLE_SHARE ? WORKERS.idle : WORKERS.busy;
   process.stderr.write(`jest: ${workers} workers (${Math.round(idle * 100)}% of the CPU idle as the run starts)\n`);
   return workers;
+}
+
+/** Chosen once per process: jest reads its configuration twice. */
+let chosen;
+function workersForThisMachine() {
+  chosen ??= choose();
+  return chosen;
 }
 
 module.exports = { workersForThisMachine };
