@@ -5,7 +5,7 @@
  *
  * Workers: more than the 2 cores, because a test file spends much of its time waiting (timers,
  * settle windows, the stack's servers, child processes) and another file runs meanwhile. How many
- * depends on what else the machine is doing, looked at for a second as the run starts (./test/
+ * depends on what else the machine is doing, looked at for 0.7 s as the run starts (./test/
  * support/workers.js): four on an idle machine, three when other work already takes its cores
  * (a second suite beside: four each would only add contention). `npm test -- --maxWorkers=N` decides.
  */
