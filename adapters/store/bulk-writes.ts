@@ -17,3 +17,10 @@ export function refusedStatements(error: unknown): Map<number, WriteError> {
   if (refused.length === 0) throw error;
   return new Map(refused.map((writeError) => [writeError.index, writeError]));
 }
+
+/** True for one statement's refusal as refusedStatements gives it (the driver's WriteError, whose class it does not export). */
+export function isRefusedStatement(error: unknown): error is WriteError {
+  const statement = error as Partial<Record<'index' | 'code' | 'errmsg', unknown>> | null;
+  return typeof statement === 'object' && statement !== null && !(error instanceof Error)
+    && typeof statement.index === 'number' && typeof statement.code === 'number' && typeof statement.errmsg === 'string';
+}

@@ -4,7 +4,7 @@ import {
 } from 'mongodb';
 import { watchClient, type WatchdogLogger } from './client-watchdog';
 import { stopScoped } from './per-store';
-import { refusedStatements } from './bulk-writes';
+import { isRefusedStatement, refusedStatements } from './bulk-writes';
 import { firstConnect } from '../first-connect';
 
 // Document shapes. Every document carries `account`; every query is scoped by it.
@@ -1059,9 +1059,12 @@ export async function insertSkippingDuplicates<T extends Document>(collection: C
  * What a failed store call means for the caller: `unstorable` when the driver refused to
  * encode a value (the client sent it), `outage` for any other driver or server error (the
  * store is down, closed or refusing: retry later), undefined when it is not a store error.
+ * The store's refusal of one statement of a bulk write, which the write batchers
+ * (adapters/batching/turn-batch.ts) hand to that statement's caller, is one too, though the
+ * driver does not make it a MongoError.
  */
 export function storeFaultKind(error: unknown): 'unstorable' | 'outage' | undefined {
   if (error instanceof BSON.BSONError || error instanceof MongoInvalidArgumentError) return 'unstorable';
-  if (error instanceof MongoError) return 'outage';
+  if (error instanceof MongoError || isRefusedStatement(error)) return 'outage';
   return undefined;
 }

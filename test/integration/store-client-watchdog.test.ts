@@ -8,6 +8,7 @@
 import { MongoClient, MongoServerSelectionError } from 'mongodb';
 import { watchClient, type Watchdog } from '../../adapters/store/client-watchdog';
 import { connectStore } from '../../adapters/store/store';
+import { firstConnect } from '../../adapters/first-connect';
 import { newId } from '../../core/shared/ids';
 import { openTcpDoor } from '../support/tcp-door';
 import { waitUntil } from '../support/wait';
@@ -37,7 +38,8 @@ const warnings: string[] = [];
 beforeEach(async () => {
   proxy = await storeProxy();
   client = new MongoClient(proxy.uri, { serverSelectionTimeoutMS: 1000, connectTimeoutMS: 1000, heartbeatFrequencyMS: 500 });
-  await client.connect();
+  // Short timeouts make the outages below quick to see; the first connect tries again, as connectStore's does (a busy machine's JVM can take longer than 1 s to answer).
+  await firstConnect(() => client.connect(), { retryable: (error) => error instanceof MongoServerSelectionError });
   warnings.length = 0;
 });
 afterEach(async () => {

@@ -4,6 +4,7 @@
 // worker's own realm, where it stays from one file to the next, so the stack's modules load and
 // its parts start once per worker instead of once per file. The stack ends with the worker
 // process; the global teardown then stops the store and Temporal it used.
+import pino from 'pino';
 import { newId } from '../../core/shared/ids';
 import { startStack, type RunningStack } from './own-stack';
 import { sendTemporalLogsTo } from './temporal-logs';
@@ -27,12 +28,20 @@ function exitWhenJestEnds(): void {
   });
 }
 
+/**
+ * The shared stack logs its faults (a request answered 500, a failed activity) on the worker's
+ * stderr, which jest passes on: a test that met one then has its cause in the run's output.
+ */
+function faultsOnStderr() {
+  return pino({ name: 'herald-test-stack', level: 'error' }, pino.destination({ dest: 2, sync: true }));
+}
+
 /** The worker's stack, started on the first file's request; `fileGlobal` is the asking file's global, where the stack's Temporal SDK logs go from now. */
 export function workerStack(fileGlobal: object): Promise<WorkerStack> {
   sendTemporalLogsTo(fileGlobal);
   if (!started && process.send) exitWhenJestEnds(); // a child process of jest's, not a run in band
   if (!started) {
-    const starting = startStack(`herald_worker_${newId().slice(0, 10)}`);
+    const starting = startStack(`herald_worker_${newId().slice(0, 10)}`, { logger: faultsOnStderr() });
     started = starting.catch((error: unknown) => {
       started = undefined;
       throw error;
