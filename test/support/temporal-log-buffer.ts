@@ -15,3 +15,8 @@ export function takeTemporalLogs(global: object): string[] {
   holder[BUFFER] = [];
   return lines;
 }
+
+/** The lines kept so far, the buffer left as it is (a test watching for a line). */
+export function peekTemporalLogs(global: object): readonly string[] {
+  return (global as WithBuffer)[BUFFER] ?? [];
+}

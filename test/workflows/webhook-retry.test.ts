@@ -17,6 +17,7 @@ import { verifySignature } from '../../core/webhooks/signature';
 import { workflowIds, type WebhookDeliveryInput } from '../../adapters/temporal/contracts';
 import { temporalTestServerPath } from '../../infra/python-tools';
 import { installTestTemporalRuntime } from '../support/temporal-logs';
+import { peekTemporalLogs } from '../support/temporal-log-buffer';
 import { safetyNet } from '../support/safety-net';
 import { testWorkflowCode } from '../support/workflow-bundle';
 import { deliveryView } from '../../core/webhooks/deliveries';
@@ -54,21 +55,33 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-/** Skips workflow time 5 s at a time, until `done` or `workflowMs` skipped; a stranded run ends it (see above). */
+/** The core's refusal of a workflow task's completion: the race above; the server never sends that task again. */
+const REFUSED_COMPLETION = 'invalid history builder state';
+
+/**
+ * Skips workflow time 5 s at a time, until `done` or `workflowMs` skipped; a stranded run ends it
+ * (see above): at once when the core logged the refused completion and the next skip brought no
+ * event, else after STRANDED_AFTER_MS without one.
+ */
 async function skipUntil(run: WorkflowHandle, done: () => boolean | Promise<boolean>, workflowMs: number): Promise<void> {
   const progress = async () => {
     const { runId, historyLength } = await run.describe();
     return `${runId}:${historyLength}`;
   };
+  const logsBefore = peekTemporalLogs(globalThis).length;
+  const refusedCompletion = () => peekTemporalLogs(globalThis).slice(logsBefore).some((line) => line.includes(REFUSED_COMPLETION));
   let last = await progress();
   let stalledSince: number | undefined; // the start of the real time in which no event came
   for (let skipped = 0; skipped < workflowMs && !(await done()); skipped += 5000) {
     const started = Date.now();
+    const refusedBefore = refusedCompletion();
     await env.sleep(5000);
     const now = await progress();
     if (now !== last) {
       last = now;
       stalledSince = undefined;
+    } else if (refusedBefore) {
+      throw new Error('the core logged a refused workflow task completion and no event came since: a run stranded by the test server (temporalio/sdk-java#3088)');
     } else if (Date.now() - (stalledSince ??= started) >= STRANDED_AFTER_MS) {
       throw new Error(`no new event in the run's history for ${STRANDED_AFTER_MS} ms of real time: a run stranded by the test server (temporalio/sdk-java#3088)?`);
     }
