@@ -4,8 +4,8 @@
 // worker's own realm, where it stays from one file to the next, so the stack's modules load and
 // its parts start once per worker instead of once per file. The stack ends with the worker
 // process; the global teardown then stops the store and Temporal it used.
-import pino from 'pino';
 import { newId } from '../../core/shared/ids';
+import { createLogger } from '../../adapters/logger';
 import { startStack, type RunningStack } from './own-stack';
 import { sendTemporalLogsTo } from './temporal-logs';
 
@@ -34,16 +34,15 @@ function exitWhenJestEnds(): void {
  * unavailable refusal (HTTP 503, SMTP 451) is what tests ask for (a quota reached, a store cut): left out.
  */
 function faultsOnStderr() {
-  return pino({
-    name: 'herald-test-stack',
-    level: 'error',
+  return createLogger('error', 'herald-test-stack', {
+    dest: 2,
     hooks: {
       logMethod(args, log) {
         const record = args[0] as { status?: unknown; err?: { code?: unknown } } | undefined;
         if (record?.status !== 503 && record?.err?.code !== 'SERVICE_UNAVAILABLE') log.apply(this, args); // HTTP's 503, SMTP's 451
       },
     },
-  }, pino.destination({ dest: 2, sync: true }));
+  });
 }
 
 /** The worker's stack, started on the first file's request; `fileGlobal` is the asking file's global, where the stack's Temporal SDK logs go from now. */
