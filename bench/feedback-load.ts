@@ -1,5 +1,5 @@
 // The `relays` scenario's phase (4): 1,000 bounce events from the four providers' webhooks, each as
-// its provider signs it (test/support/feedback-signing.ts: the tests' own keys, SNS's certificate
+// its provider signs it (bench/feedback-signing.ts: the tests' own keys, SNS's certificate
 // served by a local HTTPS server the API's HTTPS GET is pointed at), about 1,000 messages that
 // Herald really sent (one 1,000-recipient request through its API, worker and relay). Posted 20 at
 // a time; timed from the first post to the last answer, then checked: one bounce event per message.
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createAccount } from '../core/accounts/accounts';
 import {
   basicAuth, mailgunSignature, makeTestPki, sendgridHeaders, sendgridKeys, signedSnsMessage, SNS_HOST, startFakeSns,
-} from '../test/support/feedback-signing';
+} from './feedback-signing';
 import { composeBenchHerald, type BenchStack } from './herald-stack';
 import { percentile, perSecond, round } from './stats';
 import { log, runPool, type Teardown } from './support';

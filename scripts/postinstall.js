@@ -11,7 +11,7 @@ try {
 } catch {
   process.exit(0);
 }
-const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+const result = spawnSync(process.execPath, [tsc, '-b', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 if (result.status !== 0) process.exit(result.status ?? 1);
 const bundle = spawnSync(process.execPath, [path.join(__dirname, 'build-console.js')], { stdio: 'inherit', cwd: root });
 process.exit(bundle.status ?? 1);

@@ -10,7 +10,7 @@ import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';
 import {
   basicAuth, mailgunSignature, makeTestPki, sendgridHeaders, sendgridKeys, signedSnsMessage, SNS_HOST, startFakeSns, type SnsFields,
-} from '../support/feedback-signing';
+} from '../../bench/feedback-signing';
 import { sendMessages, type SentMessage } from '../support/sent-messages';
 
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:ses-feedback';

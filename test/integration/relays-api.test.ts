@@ -6,7 +6,7 @@
 import { createUser } from '../../core/accounts/users';
 import { issueKey } from '../../core/accounts/keys';
 import type { NewAccount } from '../../core/accounts/accounts';
-import { basicAuth } from '../support/feedback-signing';
+import { basicAuth } from '../../bench/feedback-signing';
 import type { RelayLeaseDoc } from '../../adapters/store/store';
 import { startTestHerald, type TestHerald } from '../support/herald';
 import { callHerald } from '../support/http';

@@ -8,7 +8,7 @@ import { mailIdOfEvent, outcomeForRecipient, providerMessage } from '../../core/
 import { sendgridEvents, verifySendgridSignature } from '../../core/bounces/sendgrid';
 import { sesEvents } from '../../core/bounces/ses';
 import { isSnsUrl, snsEnvelopeOf, SnsVerifier } from '../../core/bounces/sns';
-import { basicAuth, mailgunSignature, makeTestPki, sendgridHeaders, sendgridKeys, signedSnsMessage, SNS_HOST, type TestPki } from '../support/feedback-signing';
+import { basicAuth, mailgunSignature, makeTestPki, sendgridHeaders, sendgridKeys, signedSnsMessage, SNS_HOST, type TestPki } from '../../bench/feedback-signing';
 
 const MID = '<mail_2x9k4q7b1m3n5p8r@herald.test>';
 const codeOf = (fn: () => unknown): string | undefined => {
