@@ -15,6 +15,11 @@ export interface WebhookActivityDeps {
   webhookAllowPrivate?: boolean;
   /** Batching and polling of delivery (tests and benchmarks change them; the defaults suit production). */
   webhookTuning?: Partial<WebhookTuning>;
+  /**
+   * Aborted when the worker starts to stop: a pass ends as when its time is up (its cursor saved),
+   * instead of polling on through the worker's grace period; the next worker goes on from there.
+   */
+  stopping?: AbortSignal;
 }
 
 /** Heartbeats on a timer too: a request may take up to its 10 s timeout. */
@@ -32,7 +37,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
         const result = await deliveryPass({
-          store, poster, tuning, heartbeat: () => context.heartbeat(), stopped: () => context.cancellationSignal.aborted,
+          store, poster, tuning, heartbeat: () => context.heartbeat(), stopped: () => context.cancellationSignal.aborted || deps.stopping?.aborted === true,
         }, input);
         // Retries recorded before the cancel are in the store: the sweeper runs them.
         if (context.cancellationSignal.aborted) throw new CancelledFailure(`delivery pass stopped: ${String(context.cancellationSignal.reason ?? 'cancelled')}`);
