@@ -8,7 +8,6 @@ import { createAccount } from '../../core/accounts/accounts';
 import { newId } from '../../core/shared/ids';
 import { callHerald } from '../support/http';
 import { startStack, type RunningStack, type StackOptions } from '../support/own-stack';
-import { dropDatabase } from '../support/suite';
 import { storeSyntheticEvents } from '../support/webhook-events';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -22,9 +21,9 @@ beforeAll(async () => {
   [receiver, connection] = await Promise.all([startWebhookReceiver(), Connection.connect({ address: process.env.TEMPORAL_ADDRESS })]);
 });
 afterAll(async () => {
-  // The first stack's Herald is closed by the test already: its stop() then ends its sink and schedules.
+  // The first stack's Herald is closed by the test already: its stop() then ends its sink and schedules;
+  // each stop drops the database the two share.
   for (const stack of stacks.reverse()) await stack.stop().catch(() => undefined);
-  await dropDatabase(database);
   await connection?.close();
   await receiver?.close();
 });
